@@ -1,0 +1,35 @@
+"""sparseclust: clustering with feature selection, for analysts who live in pandas.
+
+Public functions are re-exported here; plotting lives in :mod:`sparseclust.plotting`,
+data sets in :mod:`sparseclust.datasets`, metrics in :mod:`sparseclust.metrics`.
+Importing the package is light: no pyplot, no statsmodels.api.
+"""
+
+from ._dpmeans import DPMeansResult, dpmeans, farthest_first_lambda
+from ._frame import ColumnTable, VariableSpec, build_table
+from ._summary import Summary
+from .exceptions import (
+    CalibrationWarning,
+    ConvergenceWarning,
+    DataWarning,
+    FormulaError,
+    SparseclustWarning,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "CalibrationWarning",
+    "ColumnTable",
+    "ConvergenceWarning",
+    "DPMeansResult",
+    "DataWarning",
+    "FormulaError",
+    "SparseclustWarning",
+    "Summary",
+    "VariableSpec",
+    "__version__",
+    "build_table",
+    "dpmeans",
+    "farthest_first_lambda",
+]

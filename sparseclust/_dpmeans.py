@@ -1,0 +1,489 @@
+"""DP-means (Kulis & Jordan, 2012): k-means with a penalty lambda per cluster.
+
+The core works on a float64 array; :func:`dpmeans` is the public front.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+
+from ._format import call_string, fmt, fmt_list
+from ._frame import ColumnTable, build_table, transform_like
+from ._lambda import calibrate_lambda, resolve_penalty
+from ._results import ClusterResult, labels_series
+from ._validation import as_rng, check_bool, check_choice, check_int, user_stacklevel
+from .exceptions import ConvergenceWarning
+
+__all__ = ["DPMeansResult", "dpmeans", "farthest_first_lambda"]
+
+#: Rows per block when distances to all centres are computed (bounds memory at
+#: ``BLOCK_ROWS x K`` floats whatever n is).
+BLOCK_ROWS = 16384
+
+
+# --------------------------------------------------------------------------- core
+def sq_dist_to(X: np.ndarray, x_norm: np.ndarray, C: np.ndarray) -> np.ndarray:
+    """Squared Euclidean distances (n, K) of rows of ``X`` to rows of ``C`` (clipped at 0)."""
+    D = X @ C.T
+    D *= -2.0
+    D += x_norm[:, None]
+    D += np.einsum("ij,ij->i", C, C)[None, :]
+    np.maximum(D, 0.0, out=D)
+    return D
+
+
+def nearest(X: np.ndarray, x_norm: np.ndarray, C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Index of and squared distance to the nearest centre, computed in row blocks."""
+    n = X.shape[0]
+    idx = np.empty(n, dtype=np.int64)
+    dmin = np.empty(n)
+    for s in range(0, n, BLOCK_ROWS):
+        D = sq_dist_to(X[s : s + BLOCK_ROWS], x_norm[s : s + BLOCK_ROWS], C)
+        idx[s : s + BLOCK_ROWS] = D.argmin(axis=1)
+        dmin[s : s + BLOCK_ROWS] = D[np.arange(D.shape[0]), idx[s : s + BLOCK_ROWS]]
+    return idx, dmin
+
+
+def dp_pass(
+    X: np.ndarray, x_norm: np.ndarray, centers: np.ndarray, lam: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """One sequential DP-means assignment pass, vectorised and exact.
+
+    Points are visited in data order; a point whose smallest squared distance to the
+    current centres exceeds ``lam`` opens a cluster centred on itself, which every
+    later point sees. Equivalent to the sequential loop: all distances to the old
+    centres at once; only the candidates (min > lam) are walked in order, each opener
+    removing the later candidates within ``lam`` of it; finally every point takes the
+    nearest of the old centres and the new ones opened at or before its position.
+
+    Returns ``(labels, new_centers)`` where ``new_centers`` stacks old + opened centres.
+    """
+    idx, dmin = nearest(X, x_norm, centers)
+    cand = np.flatnonzero(dmin > lam)
+    if cand.size == 0:
+        return idx, centers
+    openers = []
+    while cand.size:
+        i = cand[0]
+        openers.append(i)
+        rest = cand[1:]
+        diff = X[rest] - X[i]
+        cand = rest[np.einsum("ij,ij->i", diff, diff) > lam]
+    openers = np.asarray(openers)
+    new = X[openers]
+    K = centers.shape[0]
+    labels = idx.copy()
+    best = dmin.copy()
+    pos = np.arange(X.shape[0])
+    for s in range(0, X.shape[0], BLOCK_ROWS):
+        sl = slice(s, s + BLOCK_ROWS)
+        D = sq_dist_to(X[sl], x_norm[sl], new)
+        D[openers[None, :] > pos[sl, None]] = np.inf  # not yet opened when the point is visited
+        j = D.argmin(axis=1)
+        dj = D[np.arange(D.shape[0]), j]
+        better = dj < best[sl]  # ties keep the earlier (old) cluster, as a sequential argmin
+        labels[sl] = np.where(better, K + j, labels[sl])
+        best[sl] = np.where(better, dj, best[sl])
+    labels[openers] = K + np.arange(openers.size)
+    return labels, np.vstack([centers, new])
+
+
+def _relabel_means(X: np.ndarray, labels: np.ndarray, K: int) -> tuple[np.ndarray, np.ndarray]:
+    """Drop empty clusters (order kept) and return (labels 0..K'-1, means)."""
+    counts = np.bincount(labels, minlength=K)
+    keep = np.flatnonzero(counts)
+    remap = np.full(K, -1)
+    remap[keep] = np.arange(keep.size)
+    labels = remap[labels]
+    sums = np.zeros((keep.size, X.shape[1]))
+    np.add.at(sums, labels, X)
+    return labels, sums / counts[keep][:, None]
+
+
+def objective_value(X: np.ndarray, labels: np.ndarray, centers: np.ndarray, lam: float) -> float:
+    """sum_i ||x_i - mu_{z_i}||^2 + lam * K."""
+    diff = X - centers[labels]
+    return float(np.einsum("ij,ij->", diff, diff) + lam * centers.shape[0])
+
+
+def dpmeans_core(
+    X: np.ndarray,
+    lam: float,
+    *,
+    init: str = "mean",
+    max_iter: int = 100,
+    rng: np.random.Generator | None = None,
+) -> dict[str, Any]:
+    """DP-means on a float64 array. Returns labels, centers, objective path, n_iter, converged.
+
+    ``init="mean"`` starts from one cluster centred at the global mean (Kulis &
+    Jordan); ``init="random"`` from one cluster centred at a random data point (the
+    CRAFT paper's DP-means(R)). Centres stay fixed during a pass (except opened
+    ones), then become the means of their points; empty clusters are dropped.
+    Converged when a pass changes no assignment.
+    """
+    n = X.shape[0]
+    x_norm = np.einsum("ij,ij->i", X, X)
+    if init == "mean":
+        centers = X.mean(axis=0, keepdims=True)
+    else:
+        centers = X[[as_rng(rng).integers(n)]].copy()
+    labels = np.zeros(n, dtype=np.int64)
+    path = [objective_value(X, labels, centers, lam)]
+    converged = False
+    it = 0
+    for it in range(1, max_iter + 1):
+        new_labels, cand_centers = dp_pass(X, x_norm, centers, lam)
+        new_labels, new_centers = _relabel_means(X, new_labels, cand_centers.shape[0])
+        same = new_centers.shape[0] == centers.shape[0] and np.array_equal(new_labels, labels)
+        labels, centers = new_labels, new_centers
+        path.append(objective_value(X, labels, centers, lam))
+        if same:
+            converged = True
+            break
+    return {
+        "labels": labels,
+        "centers": centers,
+        "objective_path": np.asarray(path),
+        "n_iter": it,
+        "converged": converged,
+    }
+
+
+def farthest_first_core(X: np.ndarray, k: int, *, start: str = "mean",
+                        rng: np.random.Generator | None = None) -> float:
+    """Farthest-first lambda on an array (see :func:`farthest_first_lambda`)."""
+    if start == "mean":
+        first = X.mean(axis=0)
+    else:
+        first = X[as_rng(rng).integers(X.shape[0])]
+    diff = X - first
+    dmin = np.einsum("ij,ij->i", diff, diff)
+    lam = np.nan
+    for _ in range(k - 1):
+        i = int(dmin.argmax())
+        lam = float(dmin[i])
+        diff = X - X[i]
+        np.minimum(dmin, np.einsum("ij,ij->i", diff, diff), out=dmin)
+    return lam
+
+
+# ------------------------------------------------------------------------ result
+@dataclass(frozen=True, eq=False, repr=False, kw_only=True)
+class DPMeansResult(ClusterResult):
+    """Result of :func:`dpmeans`.
+
+    Attributes
+    ----------
+    labels : Series (Int64)
+        0-based cluster of each row, on the input index (``<NA>`` for dropped rows).
+    centers : DataFrame
+        Cluster means (clusters x features) in the space clustered on: the numeric
+        variables (standardised when ``scale=True``) then one column per level of
+        each categorical variable (``"var[level]"``).
+    lam : float
+        The penalty used.
+    lam_method : str
+        ``"given"``, ``"calibrated"`` (from ``k=``) or ``"farthest_first"``.
+    k : int or None
+        The number of clusters asked for.
+    objective : float
+        Final value of sum ||x - mu||^2 + lam K.
+    objective_path : ndarray
+        Objective at the start and after every pass (non-increasing).
+    calibration : DataFrame or None
+        Every (lam, n_clusters) tried when lambda was calibrated to ``k``.
+    init, scale : str, bool
+        Settings used.
+    """
+
+    centers: pd.DataFrame
+    lam: float
+    lam_method: str
+    k: int | None
+    objective: float
+    objective_path: np.ndarray
+    calibration: pd.DataFrame | None
+    init: str
+    scale: bool
+    center_: np.ndarray | None = None  # scaling used (mean, sd) for predict
+    scale_: np.ndarray | None = None
+
+    method_name: ClassVar[str] = "DP-means"
+    plot_hint: ClassVar[str] = ".plot() for a 2-D projection, .plot_objective() for the trace"
+
+    def _headline(self) -> str:
+        return f"DP-means (lambda={fmt(self.lam)}, {self.lam_method}) with {self.n_clusters} clusters"
+
+    def _detail_lines(self) -> list[str]:
+        lines = [f"Objective: {fmt(self.objective, 6)} (within SS {fmt(self.within_ss.sum(), 6)} "
+                 f"+ lambda x K)"]
+        if self.k is not None and self.k != self.n_clusters:
+            lines.append(f"Asked for k={self.k}; got {self.n_clusters} clusters.")
+        return lines
+
+    @cached_property
+    def within_ss(self) -> pd.Series:
+        """Within-cluster sum of squared distances to the centre, per cluster."""
+        X = self._matrix()
+        lab = self.labels.dropna().to_numpy(dtype=np.int64)
+        diff = X - self.centers.to_numpy()[lab]
+        wss = np.bincount(lab, weights=np.einsum("ij,ij->i", diff, diff), minlength=len(self.centers))
+        return pd.Series(wss, index=pd.Index(range(len(wss)), name="cluster"), name="within_ss")
+
+    def _matrix(self) -> np.ndarray:
+        if self.table is None:
+            raise ValueError("this needs the data: refit with keep_data=True.")
+        return _design(self.table, self.center_, self.scale_)[0]
+
+    def _summary_tables(self) -> dict[str, pd.DataFrame]:
+        clusters = pd.DataFrame({"size": self.sizes})
+        if self.table is not None:
+            clusters["within_ss"] = self.within_ss
+            clusters["mean_sq_dist"] = self.within_ss / self.sizes
+        params = pd.DataFrame(
+            {"value": [fmt(self.lam, 6), self.lam_method, self.k, self.init, self.scale,
+                       fmt(self.objective, 6), self.n_iter, self.converged]},
+            index=["lambda", "lambda set by", "k asked", "init", "scale", "objective",
+                   "iterations", "converged"],
+        )
+        return {"clusters": clusters, "parameters": params, "centers": self.centers}
+
+    def _notes(self) -> list[str]:
+        notes = super()._notes()
+        if self.table is not None and self.table.categorical_names:
+            notes.append("Categorical variables enter as full one-hot indicator columns.")
+        if self.scale:
+            notes.append("Numeric variables were standardised (mean 0, sd 1) before clustering.")
+        return notes
+
+    def predict(self, newdata: Any, *, missing: str = "raise") -> pd.Series:
+        """Assign rows of ``newdata`` to the nearest fitted centre (no new clusters).
+
+        ``newdata`` must have the fitted variables (same names, kinds and levels);
+        with ``missing="drop"`` rows with missing values get ``<NA>``.
+        """
+        check_choice("missing", missing, ["raise", "drop"])
+        t = transform_like(self.variables, newdata, missing=missing)
+        X = _design(t, self.center_, self.scale_)[0]
+        idx, _ = nearest(X, np.einsum("ij,ij->i", X, X), self.centers.to_numpy())
+        return labels_series(t, idx)
+
+    def plot(self, ax: Any = None, **kwargs: Any) -> Any:
+        """2-D projection (first two principal components) of the data coloured by cluster."""
+        from . import plotting
+
+        return plotting.plot_clusters(self, ax=ax, **kwargs)
+
+    def plot_objective(self, ax: Any = None, **kwargs: Any) -> Any:
+        """The objective after each pass."""
+        from . import plotting
+
+        return plotting.plot_objective(self, ax=ax, **kwargs)
+
+
+def _design(table: ColumnTable, center: np.ndarray | None, scale: np.ndarray | None):
+    X, names, _ = table.to_numeric(one_hot=True)
+    if center is not None:
+        p = len(table.numeric_names)
+        X[:, :p] = (X[:, :p] - center) / scale
+    return X, names
+
+
+# ------------------------------------------------------------------------ public
+def farthest_first_lambda(
+    x: Any = None,
+    /,
+    *,
+    k: int,
+    data: Any = None,
+    start: str = "mean",
+    scale: bool = False,
+    categorical: Any = None,
+    numeric: Any = None,
+    missing: str = "raise",
+    rng: Any = None,
+) -> float:
+    """The farthest-first heuristic for the DP-means penalty (CRAFT paper, section 4).
+
+    ``T`` starts with the global mean (``start="mean"``, or a random data point with
+    ``start="random"``); points are added one at a time, each the point farthest (in
+    squared Euclidean distance) from its nearest member of ``T``, until ``T`` has
+    ``k`` members counting the start; lambda is the squared distance of the last
+    point added. Raw features unless ``scale=True``; categoricals one-hot.
+
+    This is the reading of the heuristic that reproduces the CRAFT paper's DP-means
+    purities (0.61 Spam, 0.66 Wine, 0.52 Splice, 0.53 Monk-3, 0.61 Bank).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [10.0, 0.0], [10.0, 1.0]])
+    >>> farthest_first_lambda(X, k=2)
+    25.25
+    """
+    k = check_int("k", k, min=2)
+    check_choice("start", start, ["mean", "random"])
+    table = build_table(x, data=data, categorical=categorical, numeric=numeric,
+                        missing=missing, allow_constant=True, min_rows=k)
+    X, _, _ = _prepare(table, check_bool("scale", scale))
+    return farthest_first_core(X, k, start=start, rng=as_rng(rng))
+
+
+def _prepare(table: ColumnTable, scale: bool):
+    center = sd = None
+    if scale and table.numeric_names:
+        num = table.numeric
+        center = num.mean(axis=0)
+        sd = num.std(axis=0, ddof=1) if num.shape[0] > 1 else np.ones(num.shape[1])
+        sd = np.where(sd > 0, sd, 1.0)
+    X, names = _design(table, center, sd)
+    return X, names, (center, sd)
+
+
+def dpmeans(
+    x: Any = None,
+    /,
+    *,
+    data: Any = None,
+    lam: float | str | None = None,
+    k: int | None = None,
+    init: str = "mean",
+    scale: bool = False,
+    max_iter: int = 100,
+    categorical: Any = None,
+    numeric: Any = None,
+    missing: str = "raise",
+    keep_data: bool = True,
+    rng: Any = None,
+) -> DPMeansResult:
+    """DP-means clustering (Kulis & Jordan 2012) of a DataFrame, array or formula.
+
+    Parameters
+    ----------
+    x : DataFrame, 2-D array or formula string
+        The data, or a formula such as ``"~ . - class"`` with ``data=``.
+        Types are detected automatically (see :mod:`sparseclust._dtypes`):
+        categorical variables enter as full one-hot indicators.
+    data : DataFrame, optional
+        The data for a formula.
+    lam : float, "farthest_first" or None
+        The penalty for opening a cluster (in squared-distance units). Give a
+        number, or ``"farthest_first"`` with ``k`` for the CRAFT paper's heuristic
+        (:func:`farthest_first_lambda`, started at the global mean for
+        ``init="mean"`` and at a random point for ``init="random"``).
+    k : int, optional
+        Alone: lambda is calibrated by bisection so that the converged clustering
+        has exactly ``k`` clusters (a ``CalibrationWarning`` if impossible).
+    init : {"mean", "random"}
+        Start from one cluster at the global mean (Kulis & Jordan) or at a random
+        data point (the paper's DP-means(R)).
+    scale : bool
+        Standardise numeric variables (sd with ddof=1) first. Default False: the
+        method and the paper's baselines use raw features.
+    max_iter : int
+        Cap on passes; hitting it issues a ``ConvergenceWarning``.
+    categorical, numeric : list of str, optional
+        Override the detected kind of these columns.
+    missing : {"raise", "drop"}
+        Rows with missing values are an error (default) or dropped (labels ``<NA>``).
+    keep_data : bool
+        Keep the typed data on the result (for summaries, plots and ``within_ss``).
+    rng : None, int or Generator
+        Seed for ``init="random"`` and the random start of the heuristic.
+
+    Returns
+    -------
+    DPMeansResult
+
+    Notes
+    -----
+    Each pass visits the points in data order; a point whose squared distance to
+    every current centre exceeds lambda opens a cluster at itself, seen by the
+    points after it. Then centres become cluster means and empty clusters are
+    dropped. The objective sum ||x - mu||^2 + lambda K never increases. Converged
+    when a pass changes no assignment. The pass is vectorised exactly (see
+    ``dp_pass``): only points that would open a cluster are walked in order.
+
+    Examples
+    --------
+    >>> from sparseclust import dpmeans
+    >>> from sparseclust.datasets import load_wine
+    >>> wine = load_wine()
+    >>> fit = dpmeans("~ . - class", data=wine, k=3)
+    >>> fit.n_clusters
+    3
+    >>> fit.labels.value_counts().sort_index().tolist()
+    [...]
+    """
+    call = call_string(dpmeans, locals())
+    check_choice("init", init, ["mean", "random"])
+    scale = check_bool("scale", scale)
+    keep_data = check_bool("keep_data", keep_data)
+    max_iter = check_int("max_iter", max_iter, min=1)
+    generator = as_rng(rng)
+    table = build_table(x, data=data, categorical=categorical, numeric=numeric,
+                        missing=missing, allow_constant=True)
+    pen = resolve_penalty(lam, k, n_obs=table.n_obs, func="dpmeans")
+    X, names, (center, sd) = _prepare(table, scale)
+    seed = int(generator.integers(2**63 - 1))
+
+    def fit(lam_value: float) -> dict:
+        return dpmeans_core(X, lam_value, init=init, max_iter=max_iter,
+                            rng=np.random.default_rng(seed))
+
+    calibration = None
+    if pen.method == "given":
+        lam_value, method = pen.lam, "given"
+        out = fit(lam_value)
+    elif pen.method == "farthest_first":
+        lam_value = farthest_first_core(X, pen.k, start=init, rng=np.random.default_rng(seed))
+        method = "farthest_first"
+        if not lam_value > 0:
+            raise ValueError(
+                "the farthest-first heuristic gave lambda=0 (fewer than k distinct points); "
+                "use a smaller k or lam=<number>."
+            )
+        out = fit(lam_value)
+    else:
+        diff = X - X.mean(axis=0)
+        hi = 4.0 * float(np.einsum("ij,ij->i", diff, diff).max()) + 1e-12
+        out, lam_value, calibration = calibrate_lambda(
+            fit, lambda r: r["centers"].shape[0], pen.k, hi=hi
+        )
+        method = "calibrated"
+    if not out["converged"]:
+        warnings.warn(
+            f"DP-means did not converge in max_iter={max_iter} passes; raise max_iter.",
+            ConvergenceWarning,
+            stacklevel=user_stacklevel(),
+        )
+    centers = pd.DataFrame(out["centers"], columns=names,
+                           index=pd.Index(range(out["centers"].shape[0]), name="cluster"))
+    return DPMeansResult(
+        labels=labels_series(table, out["labels"]),
+        n_iter=out["n_iter"],
+        converged=out["converged"],
+        call=call,
+        params={"lam": lam_value, "k": pen.k, "init": init, "scale": scale, "max_iter": max_iter,
+                "seed": seed},
+        variables=table.spec,
+        table=table if keep_data else None,
+        centers=centers,
+        lam=float(lam_value),
+        lam_method=method,
+        k=pen.k,
+        objective=float(out["objective_path"][-1]),
+        objective_path=out["objective_path"],
+        calibration=calibration,
+        init=init,
+        scale=scale,
+        center_=center,
+        scale_=sd,
+    )

@@ -1,0 +1,93 @@
+"""Shared formatting: numbers, the ``Call:`` line, text tables."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["call_string", "fmt", "fmt_list"]
+
+
+def fmt(x: Any, digits: int = 4) -> str:
+    """Format a number with ``digits`` significant digits (R's ``print`` style).
+
+    Examples
+    --------
+    >>> fmt(3.14159265), fmt(12345678.9), fmt(2), fmt(None)
+    ('3.142', '1.235e+07', '2', 'NA')
+    """
+    if x is None or (isinstance(x, float) and np.isnan(x)) or x is pd.NA:
+        return "NA"
+    if isinstance(x, bool | np.bool_):
+        return str(bool(x))
+    if isinstance(x, int | np.integer):
+        return str(int(x))
+    if isinstance(x, float | np.floating):
+        return f"{float(x):.{digits}g}"
+    return str(x)
+
+
+def fmt_list(values: Any, digits: int = 4, limit: int = 10) -> str:
+    """``"50, 48, 52"``, truncated with ``", ..."`` after ``limit`` values."""
+    vals = list(values)
+    text = ", ".join(fmt(v, digits) for v in vals[:limit])
+    return text + (", ..." if len(vals) > limit else "")
+
+
+def _data_name(x: Any) -> str:
+    if isinstance(x, str):
+        return repr(x)
+    frame = inspect.currentframe()
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("sparseclust"):
+        frame = frame.f_back
+    if frame is not None:
+        for name, val in list(frame.f_locals.items()) + list(frame.f_globals.items()):
+            if val is x and not name.startswith("_"):
+                return name
+    return "data"
+
+
+def call_string(func: Callable, values: dict[str, Any], first: str = "x") -> str:
+    """Render the call as R's ``Call:`` line, showing arguments that differ from defaults.
+
+    ``values`` is the public function's ``locals()`` at entry; ``first`` names its
+    positional data argument, rendered as the caller's variable name when it can be
+    found (else ``data``).
+    """
+    sig = inspect.signature(func)
+    parts = []
+    for name, p in sig.parameters.items():
+        if name not in values:
+            continue
+        v = values[name]
+        if name == first:
+            if v is not None:
+                parts.append(_data_name(v))
+            continue
+        if p.default is not inspect.Parameter.empty and _same(v, p.default):
+            continue
+        if name == "data" and v is not None:
+            parts.append(f"data={_data_name(v)}")
+            continue
+        parts.append(f"{name}={_short_repr(v)}")
+    return f"{func.__name__}({', '.join(parts)})"
+
+
+def _same(a: Any, b: Any) -> bool:
+    try:
+        return bool(a is b or (type(a) is type(b) and a == b))
+    except Exception:  # noqa: BLE001 - arrays etc. compare ambiguously: not the default
+        return False
+
+
+def _short_repr(v: Any) -> str:
+    if isinstance(v, np.random.Generator):
+        return "<Generator>"
+    if isinstance(v, pd.DataFrame | np.ndarray | pd.Series):
+        return f"<{type(v).__name__} {'x'.join(map(str, np.shape(v)))}>"
+    r = repr(v)
+    return r if len(r) <= 60 else r[:57] + "..."

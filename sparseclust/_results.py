@@ -1,0 +1,215 @@
+"""Result base: frozen dataclasses with R-like print, summary, HTML and plots.
+
+Every method's result derives (one level) from :class:`ClusterResult`, which holds
+what all clusterings share: labels on the caller's index, convergence, the call,
+parameters and the typed input (``table``), and provides ``repr`` / ``_repr_html_``
+/ ``summary()`` / ``to_frame()`` from a few hooks each subclass fills in.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+from functools import cached_property
+from typing import ClassVar
+
+import numpy as np
+import pandas as pd
+
+from ._format import fmt, fmt_list
+from ._frame import ColumnTable, VariableSpec
+from ._summary import Summary
+
+__all__ = ["ClusterResult", "cluster_profiles"]
+
+
+@dataclass(frozen=True, eq=False, repr=False, kw_only=True)
+class ClusterResult:
+    """Shared part of every clustering result.
+
+    Attributes
+    ----------
+    labels : Series of Int64
+        0-based cluster labels on the caller's row index, ``<NA>`` on dropped rows.
+    n_iter : int
+        Iterations run.
+    converged : bool
+        False when the iteration cap was hit (a ``ConvergenceWarning`` was issued).
+    call : str
+        The call, R style.
+    params : dict
+        The parameters the fit used (after defaults and calibration).
+    table : ColumnTable or None
+        The typed input (``None`` with ``keep_data=False``).
+    variables : VariableSpec
+        Names, kinds and levels of the variables clustered on.
+    """
+
+    labels: pd.Series
+    n_iter: int
+    converged: bool
+    call: str
+    params: dict
+    variables: VariableSpec
+    table: ColumnTable | None = None
+
+    method_name: ClassVar[str] = "Clustering"
+    plot_hint: ClassVar[str] = ""
+
+    # ----------------------------------------------------------------- derived
+    @cached_property
+    def n_clusters(self) -> int:
+        """Number of non-empty clusters."""
+        return int(self.labels.dropna().nunique())
+
+    @cached_property
+    def sizes(self) -> pd.Series:
+        """Cluster sizes, indexed by cluster label."""
+        s = self.labels.dropna().astype(int).value_counts().sort_index()
+        s.index.name = "cluster"
+        return s.rename("size")
+
+    @property
+    def n_obs(self) -> int:
+        """Rows used in the fit."""
+        return int(self.labels.notna().sum())
+
+    @property
+    def n_dropped(self) -> int:
+        """Rows dropped for missing values."""
+        return int(self.labels.isna().sum())
+
+    # ------------------------------------------------------------------- hooks
+    def _headline(self) -> str:
+        return f"{self.method_name} with {self.n_clusters} clusters"
+
+    def _detail_lines(self) -> list[str]:
+        return []
+
+    def _summary_tables(self) -> dict[str, pd.DataFrame]:
+        return {"clusters": self.sizes.to_frame()}
+
+    def _notes(self) -> list[str]:
+        notes = []
+        if self.n_dropped:
+            notes.append(f"{self.n_dropped} rows with missing values were dropped (labels <NA>).")
+        if not self.converged:
+            notes.append(f"Did NOT converge within {self.n_iter} iterations (raise max_iter).")
+        if self.table is None:
+            notes.append("Fitted with keep_data=False: cluster profiles are not available.")
+        return notes
+
+    # ---------------------------------------------------------------- printing
+    def _lines(self) -> list[str]:
+        obs = f"{self.n_obs} obs"
+        if self.n_dropped:
+            obs += f" ({self.n_dropped} dropped for missing values)"
+        lines = [
+            f"{self._headline()} on {obs}, {self.variables.describe()}",
+            f"Call: {self.call}",
+            f"Cluster sizes: {fmt_list(self.sizes.to_numpy(), limit=12)}",
+        ]
+        lines += self._detail_lines()
+        status = (
+            f"converged in {self.n_iter} iterations"
+            if self.converged
+            else f"did NOT converge in {self.n_iter} iterations"
+        )
+        lines.append(status[0].upper() + status[1:])
+        hint = "Use .summary() for profiles"
+        hint += f", {self.plot_hint}." if self.plot_hint else "."
+        lines.append(hint)
+        return lines
+
+    def __repr__(self) -> str:
+        return "\n".join(self._lines())
+
+    def __str__(self) -> str:
+        return repr(self)
+
+    def _repr_html_(self) -> str:
+        lines = self._lines()
+        head = f"<b>{html.escape(lines[0])}</b>"
+        rest = "<br>".join(html.escape(x) for x in lines[1:])
+        sizes = self.sizes.to_frame().T.to_html()
+        return f"<div>{head}<br>{rest}{sizes}</div>"
+
+    def summary(self) -> Summary:
+        """Tables (clusters, parameters, profiles ...) and notes; print it or read ``.tables``."""
+        tables = self._summary_tables()
+        if self.table is not None and "profiles" not in tables:
+            tables["profiles"] = self.profiles()
+        return Summary(
+            title=f"{self.method_name}: summary",
+            call=self.call,
+            tables=tables,
+            notes=self._notes(),
+        )
+
+    def profiles(self) -> pd.DataFrame:
+        """Per-variable profile by cluster (mean/sd for numeric, level shares for categorical)."""
+        if self.table is None:
+            raise ValueError("profiles need the data: refit with keep_data=True.")
+        return cluster_profiles(self.table, self.labels)
+
+    def to_frame(self) -> pd.DataFrame:
+        """The input index with a ``cluster`` column (``<NA>`` on dropped rows)."""
+        return self.labels.rename("cluster").to_frame()
+
+
+def cluster_profiles(table: ColumnTable, labels: pd.Series) -> pd.DataFrame:
+    """clustMixType-style profiles: one row per (variable, statistic), one column per cluster.
+
+    Numeric variables get ``mean`` and ``sd`` rows; categorical variables one row per
+    level with the share of the cluster's (non-missing) rows at that level. The last
+    column, ``overall``, is the whole sample.
+    """
+    lab = labels.loc[table.kept_index].to_numpy(dtype=float)
+    ok = ~np.isnan(lab)
+    lab = lab[ok].astype(int)
+    clusters = np.unique(lab)
+    cols = [*map(int, clusters), "overall"]
+    rows: list[tuple[str, str]] = []
+    data: list[list[float]] = []
+    num = table.numeric[ok]
+    for j, name in enumerate(table.numeric_names):
+        x = num[:, j]
+        means, sds = [], []
+        for k in clusters:
+            v = x[(lab == k) & ~np.isnan(x)]
+            means.append(v.mean() if v.size else np.nan)
+            sds.append(v.std(ddof=1) if v.size > 1 else np.nan)
+        v = x[~np.isnan(x)]
+        means.append(v.mean())
+        sds.append(v.std(ddof=1) if v.size > 1 else np.nan)
+        rows += [(name, "mean"), (name, "sd")]
+        data += [means, sds]
+    codes = table.codes[ok]
+    for j, name in enumerate(table.categorical_names):
+        c = codes[:, j]
+        levels = table.levels[name]
+        K = clusters.size
+        counts = np.zeros((K + 1, len(levels)))
+        valid = c >= 0
+        pos = np.searchsorted(clusters, lab[valid])
+        np.add.at(counts, (pos, c[valid]), 1.0)
+        counts[K] = counts[:K].sum(axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            shares = counts / counts.sum(axis=1, keepdims=True)
+        for t, lv in enumerate(levels):
+            rows.append((name, str(lv)))
+            data.append(list(shares[:, t]))
+    index = pd.MultiIndex.from_tuples(rows, names=["variable", "statistic"])
+    return pd.DataFrame(data, index=index, columns=pd.Index(cols, name="cluster"))
+
+
+def labels_series(table: ColumnTable, labels: np.ndarray) -> pd.Series:
+    """0-based Int64 labels on the caller's full index (``<NA>`` on dropped rows)."""
+    out = pd.Series(pd.array(np.full(len(table.index), pd.NA), dtype="Int64"), index=table.index)
+    out.iloc[np.flatnonzero(~table.dropped)] = np.asarray(labels, dtype=np.int64)
+    return out.rename("cluster")
+
+
+def fmt_params(params: dict) -> str:
+    """``"lam=2.5, k=3"``."""
+    return ", ".join(f"{k}={fmt(v)}" for k, v in params.items())
