@@ -28,31 +28,35 @@ BLOCK_ROWS = 16384
 
 
 # --------------------------------------------------------------------------- core
-def sq_dist_to(X: np.ndarray, x_norm: np.ndarray, C: np.ndarray) -> np.ndarray:
-    """Squared Euclidean distances (n, K) of rows of ``X`` to rows of ``C`` (clipped at 0)."""
-    D = X @ C.T
-    D *= -2.0
-    D += x_norm[:, None]
-    D += np.einsum("ij,ij->i", C, C)[None, :]
-    np.maximum(D, 0.0, out=D)
+def sq_dist_to(X: np.ndarray, C: np.ndarray) -> np.ndarray:
+    """Squared Euclidean distances (n, K) of the rows of ``X`` to the rows of ``C``.
+
+    Computed from differences, ``sum((x - c)**2)``, not from the expansion
+    ``|x|^2 - 2 x.c + |c|^2``: the farthest-first lambda is by construction the
+    exact distance of one point, and the new-cluster test ``d > lambda`` must see
+    the same number (the expansion's rounding would open or not open that cluster
+    at random).
+    """
+    D = np.empty((X.shape[0], C.shape[0]))
+    for k in range(C.shape[0]):
+        diff = X - C[k]
+        D[:, k] = np.einsum("ij,ij->i", diff, diff)
     return D
 
 
-def nearest(X: np.ndarray, x_norm: np.ndarray, C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def nearest(X: np.ndarray, C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Index of and squared distance to the nearest centre, computed in row blocks."""
     n = X.shape[0]
     idx = np.empty(n, dtype=np.int64)
     dmin = np.empty(n)
     for s in range(0, n, BLOCK_ROWS):
-        D = sq_dist_to(X[s : s + BLOCK_ROWS], x_norm[s : s + BLOCK_ROWS], C)
+        D = sq_dist_to(X[s : s + BLOCK_ROWS], C)
         idx[s : s + BLOCK_ROWS] = D.argmin(axis=1)
         dmin[s : s + BLOCK_ROWS] = D[np.arange(D.shape[0]), idx[s : s + BLOCK_ROWS]]
     return idx, dmin
 
 
-def dp_pass(
-    X: np.ndarray, x_norm: np.ndarray, centers: np.ndarray, lam: float
-) -> tuple[np.ndarray, np.ndarray]:
+def dp_pass(X: np.ndarray, centers: np.ndarray, lam: float) -> tuple[np.ndarray, np.ndarray]:
     """One sequential DP-means assignment pass, vectorised and exact.
 
     Points are visited in data order; a point whose smallest squared distance to the
@@ -64,7 +68,7 @@ def dp_pass(
 
     Returns ``(labels, new_centers)`` where ``new_centers`` stacks old + opened centres.
     """
-    idx, dmin = nearest(X, x_norm, centers)
+    idx, dmin = nearest(X, centers)
     cand = np.flatnonzero(dmin > lam)
     if cand.size == 0:
         return idx, centers
@@ -83,7 +87,7 @@ def dp_pass(
     pos = np.arange(X.shape[0])
     for s in range(0, X.shape[0], BLOCK_ROWS):
         sl = slice(s, s + BLOCK_ROWS)
-        D = sq_dist_to(X[sl], x_norm[sl], new)
+        D = sq_dist_to(X[sl], new)
         D[openers[None, :] > pos[sl, None]] = np.inf  # not yet opened when the point is visited
         j = D.argmin(axis=1)
         dj = D[np.arange(D.shape[0]), j]
@@ -129,7 +133,6 @@ def dpmeans_core(
     Converged when a pass changes no assignment.
     """
     n = X.shape[0]
-    x_norm = np.einsum("ij,ij->i", X, X)
     if init == "mean":
         centers = X.mean(axis=0, keepdims=True)
     else:
@@ -139,7 +142,7 @@ def dpmeans_core(
     converged = False
     it = 0
     for it in range(1, max_iter + 1):
-        new_labels, cand_centers = dp_pass(X, x_norm, centers, lam)
+        new_labels, cand_centers = dp_pass(X, centers, lam)
         new_labels, new_centers = _relabel_means(X, new_labels, cand_centers.shape[0])
         same = new_centers.shape[0] == centers.shape[0] and np.array_equal(new_labels, labels)
         labels, centers = new_labels, new_centers
@@ -272,7 +275,7 @@ class DPMeansResult(ClusterResult):
         check_choice("missing", missing, ["raise", "drop"])
         t = transform_like(self.variables, newdata, missing=missing)
         X = _design(t, self.center_, self.scale_)[0]
-        idx, _ = nearest(X, np.einsum("ij,ij->i", X, X), self.centers.to_numpy())
+        idx, _ = nearest(X, self.centers.to_numpy())
         return labels_series(t, idx)
 
     def plot(self, ax: Any = None, **kwargs: Any) -> Any:

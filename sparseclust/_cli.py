@@ -1,0 +1,163 @@
+"""Command line: ``python -m sparseclust <method> (--data FILE.csv | --dataset NAME) ...``.
+
+Each method registers a :class:`Command` (its options and how to call it); the
+shared options (input, label column, outputs, seed) are added once here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["COMMANDS", "Command", "main"]
+
+
+@dataclass(frozen=True)
+class Command:
+    """One sub-command: ``add_arguments(parser)`` and ``run(args, x, data) -> result``.
+
+    ``x`` is a DataFrame (``data`` None) or a formula string with its ``data``.
+    """
+
+    help: str
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace, Any, Any], Any]
+
+
+def _lam(text: str) -> float | str:
+    if text == "farthest_first":
+        return text
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"--lam takes a positive number or 'farthest_first'; got {text!r}"
+        ) from None
+
+
+def _dpmeans_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("DP-means")
+    g.add_argument("--lam", type=_lam, default=None,
+                   help="penalty for a new cluster (number) or 'farthest_first' (needs --k)")
+    g.add_argument("--k", type=int, default=None,
+                   help="number of clusters: calibrates lambda (alone) or feeds farthest_first")
+    g.add_argument("--init", choices=["mean", "random"], default="mean",
+                   help="start from the global mean (default) or a random point (DP-means(R))")
+    g.add_argument("--scale", action="store_true", help="standardise numeric variables first")
+    g.add_argument("--max-iter", type=int, default=100, help="cap on passes (default 100)")
+
+
+def _dpmeans_run(args: argparse.Namespace, x: Any, data: Any) -> Any:
+    from . import dpmeans
+
+    return dpmeans(x, data=data, lam=args.lam, k=args.k, init=args.init, scale=args.scale,
+                   max_iter=args.max_iter, categorical=args.categorical, numeric=args.numeric,
+                   missing=args.missing, rng=args.seed)
+
+
+COMMANDS: dict[str, Command] = {
+    "dpmeans": Command("DP-means clustering (Kulis & Jordan 2012)", _dpmeans_args, _dpmeans_run),
+}
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m sparseclust",
+        description="Clustering with feature selection on a CSV file or a shipped dataset.",
+        epilog="Example: python -m sparseclust dpmeans --dataset wine --k 3",
+    )
+    sub = parser.add_subparsers(dest="method", metavar="method", required=True)
+    for name, cmd in COMMANDS.items():
+        p = sub.add_parser(name, help=cmd.help, description=cmd.help)
+        src = p.add_mutually_exclusive_group(required=True)
+        src.add_argument("--data", metavar="FILE.csv", help="CSV file with a header row")
+        src.add_argument("--dataset", metavar="NAME",
+                         help="a shipped dataset (see sparseclust.datasets.list_datasets())")
+        p.add_argument("--label", metavar="COLUMN",
+                       help="column holding known classes: excluded from clustering and "
+                            "compared with the clusters (default for --dataset: its label)")
+        p.add_argument("--drop", metavar="COLUMN", nargs="+", default=[],
+                       help="columns to leave out")
+        p.add_argument("--formula", metavar="FORMULA",
+                       help="one-sided formula, e.g. '~ . - id' (overrides --drop)")
+        p.add_argument("--categorical", metavar="COLUMN", nargs="+", default=None,
+                       help="treat these columns as categorical")
+        p.add_argument("--numeric", metavar="COLUMN", nargs="+", default=None,
+                       help="treat these columns as numeric")
+        p.add_argument("--missing", choices=["raise", "drop"], default="raise",
+                       help="rows with missing values: error (default) or drop")
+        p.add_argument("--seed", type=int, default=None, help="random seed")
+        p.add_argument("--labels-out", metavar="FILE.csv", help="write the cluster labels here")
+        p.add_argument("--plot-out", metavar="FILE.png", help="write the result's main plot here")
+        cmd.add_arguments(p)
+    return parser
+
+
+def _load(args: argparse.Namespace) -> tuple[Any, Any]:
+    import pandas as pd
+
+    from . import datasets
+
+    if args.dataset is not None:
+        names = list(datasets.list_datasets()["name"])
+        if args.dataset not in names:
+            raise ValueError(f"unknown dataset {args.dataset!r}; available: {', '.join(names)}")
+        df = datasets.load_dataset(args.dataset)
+        label = args.label or datasets.list_datasets().set_index("name").loc[args.dataset, "label"]
+    else:
+        try:
+            df = pd.read_csv(args.data)
+        except FileNotFoundError:
+            raise ValueError(f"--data: no such file {args.data!r}") from None
+        except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
+            raise ValueError(f"--data: cannot read {args.data!r} as CSV: {err}") from None
+        label = args.label
+    if label is not None and label not in df.columns:
+        raise ValueError(f"--label: no column {label!r}; columns are {list(df.columns)}")
+    y = df[label] if label is not None else None
+    if args.formula:
+        return (args.formula, df), y
+    unknown = [c for c in args.drop if c not in df.columns]
+    if unknown:
+        raise ValueError(f"--drop: no columns {unknown}; columns are {list(df.columns)}")
+    x = df.drop(columns=[*args.drop, *([label] if label is not None else [])])
+    return (x, None), y
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point; returns the exit status (0 ok, 2 usage or data error)."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    sub = parser._subparsers._group_actions[0].choices[args.method]  # noqa: SLF001
+    cmd = COMMANDS[args.method]
+    try:
+        (x, data), y = _load(args)
+        result = cmd.run(args, x, data)
+    except (ValueError, TypeError) as err:
+        sub.print_usage(sys.stderr)
+        print(f"{sub.prog}: error: {err}", file=sys.stderr)
+        return 2
+    print(result)
+    print()
+    print(result.summary())
+    if y is not None:
+        from .metrics import cluster_report
+
+        rep = cluster_report(y, result.labels, dropna=True)
+        print()
+        print(f"Agreement of the clusters with {y.name!r}:")
+        print(rep.to_string(float_format=lambda v: f"{v:.4f}"))
+    if args.labels_out:
+        result.to_frame().to_csv(args.labels_out)
+        print(f"\nLabels written to {args.labels_out}")
+    if args.plot_out:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        ax = result.plot()
+        ax.figure.savefig(args.plot_out, dpi=120)
+        print(f"Plot written to {args.plot_out}")
+    return 0
