@@ -35,8 +35,12 @@ def datasets() -> dict[str, tuple[pd.DataFrame, pd.Series]]:
     if SHARED.exists():
         bank = pd.read_csv(SHARED)
         out["Bank"] = (bank.drop(columns="class"), bank["class"])
-    for name, loader, label in [("Spam", load_spambase, "type"), ("Splice", load_splice, "class"),
-                                ("Wine", load_wine, "class"), ("Monk-3", load_monk3, "class")]:
+    for name, loader, label in [
+        ("Spam", load_spambase, "type"),
+        ("Splice", load_splice, "class"),
+        ("Wine", load_wine, "class"),
+        ("Monk-3", load_monk3, "class"),
+    ]:
         df = loader()
         out[name] = (df.drop(columns=label), df[label])
     return out
@@ -64,8 +68,10 @@ def naive_dpmeans(X: np.ndarray, lam: float, max_iter: int = 100) -> np.ndarray:
 
 
 def main() -> int:
-    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
-          f"Python {platform.python_version()}, numpy {np.__version__}")
+    print(
+        f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+        f"Python {platform.python_version()}, numpy {np.__version__}"
+    )
     rows = []
     ok = True
     for name, (X, y) in datasets().items():
@@ -78,13 +84,25 @@ def main() -> int:
         tie = dpmeans(X, lam=fit.lam * (1 - 1e-12))
         diff = p - PAPER_PURITY[name]
         ok &= abs(diff) <= 0.03
-        rows.append({"data": name, "n": len(X), "k": k, "lambda": fit.lam, "K": fit.n_clusters,
-                     "purity": p, "paper": PAPER_PURITY[name], "diff": diff,
-                     "NMI": nmi(y, fit.labels), "K if tie opens": tie.n_clusters,
-                     "purity if tie opens": purity(y, tie.labels)})
+        rows.append(
+            {
+                "data": name,
+                "n": len(X),
+                "k": k,
+                "lambda": fit.lam,
+                "K": fit.n_clusters,
+                "purity": p,
+                "paper": PAPER_PURITY[name],
+                "diff": diff,
+                "NMI": nmi(y, fit.labels),
+                "K if tie opens": tie.n_clusters,
+                "purity if tie opens": purity(y, tie.labels),
+            }
+        )
     table = pd.DataFrame(rows).set_index("data")
-    with pd.option_context("display.width", 250, "display.max_columns", 30,
-                           "display.float_format", "{:.3f}".format):
+    with pd.option_context(
+        "display.width", 250, "display.max_columns", 30, "display.float_format", "{:.3f}".format
+    ):
         print("Purity / NMI with lam='farthest_first' (global-mean start, raw features):")
         print(table)
     if "Bank" not in table.index:
@@ -104,9 +122,18 @@ def main() -> int:
         t0 = time.perf_counter()
         z = naive_dpmeans(X, lam)
         t_naive = time.perf_counter() - t0
-        speed.append({"n": n, "p": p, "K found": out["centers"].shape[0], "passes": out["n_iter"],
-                      "ours s": t_ours, "naive s": t_naive, "speed-up": t_naive / t_ours,
-                      "same labels": bool(np.array_equal(z, out["labels"]))})
+        speed.append(
+            {
+                "n": n,
+                "p": p,
+                "K found": out["centers"].shape[0],
+                "passes": out["n_iter"],
+                "ours s": t_ours,
+                "naive s": t_naive,
+                "speed-up": t_naive / t_ours,
+                "same labels": bool(np.array_equal(z, out["labels"])),
+            }
+        )
     with pd.option_context("display.width", 250, "display.float_format", "{:.3f}".format):
         print(pd.DataFrame(speed).to_string(index=False))
     return 0 if ok else 1

@@ -40,12 +40,24 @@ def _lam(text: str) -> float | str:
 
 def _dpmeans_args(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("DP-means")
-    g.add_argument("--lam", type=_lam, default=None,
-                   help="penalty for a new cluster (number) or 'farthest_first' (needs --k)")
-    g.add_argument("--k", type=int, default=None,
-                   help="number of clusters: calibrates lambda (alone) or feeds farthest_first")
-    g.add_argument("--init", choices=["mean", "random"], default="mean",
-                   help="start from the global mean (default) or a random point (DP-means(R))")
+    g.add_argument(
+        "--lam",
+        type=_lam,
+        default=None,
+        help="penalty for a new cluster (number) or 'farthest_first' (needs --k)",
+    )
+    g.add_argument(
+        "--k",
+        type=int,
+        default=None,
+        help="number of clusters: calibrates lambda (alone) or feeds farthest_first",
+    )
+    g.add_argument(
+        "--init",
+        choices=["mean", "random"],
+        default="mean",
+        help="start from the global mean (default) or a random point (DP-means(R))",
+    )
     g.add_argument("--scale", action="store_true", help="standardise numeric variables first")
     g.add_argument("--max-iter", type=int, default=100, help="cap on passes (default 100)")
 
@@ -53,9 +65,19 @@ def _dpmeans_args(p: argparse.ArgumentParser) -> None:
 def _dpmeans_run(args: argparse.Namespace, x: Any, data: Any) -> Any:
     from . import dpmeans
 
-    return dpmeans(x, data=data, lam=args.lam, k=args.k, init=args.init, scale=args.scale,
-                   max_iter=args.max_iter, categorical=args.categorical, numeric=args.numeric,
-                   missing=args.missing, rng=args.seed)
+    return dpmeans(
+        x,
+        data=data,
+        lam=args.lam,
+        k=args.k,
+        init=args.init,
+        scale=args.scale,
+        max_iter=args.max_iter,
+        categorical=args.categorical,
+        numeric=args.numeric,
+        missing=args.missing,
+        rng=args.seed,
+    )
 
 
 COMMANDS: dict[str, Command] = {
@@ -74,21 +96,45 @@ def _parser() -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=cmd.help, description=cmd.help)
         src = p.add_mutually_exclusive_group(required=True)
         src.add_argument("--data", metavar="FILE.csv", help="CSV file with a header row")
-        src.add_argument("--dataset", metavar="NAME",
-                         help="a shipped dataset (see sparseclust.datasets.list_datasets())")
-        p.add_argument("--label", metavar="COLUMN",
-                       help="column holding known classes: excluded from clustering and "
-                            "compared with the clusters (default for --dataset: its label)")
-        p.add_argument("--drop", metavar="COLUMN", nargs="+", default=[],
-                       help="columns to leave out")
-        p.add_argument("--formula", metavar="FORMULA",
-                       help="one-sided formula, e.g. '~ . - id' (overrides --drop)")
-        p.add_argument("--categorical", metavar="COLUMN", nargs="+", default=None,
-                       help="treat these columns as categorical")
-        p.add_argument("--numeric", metavar="COLUMN", nargs="+", default=None,
-                       help="treat these columns as numeric")
-        p.add_argument("--missing", choices=["raise", "drop"], default="raise",
-                       help="rows with missing values: error (default) or drop")
+        src.add_argument(
+            "--dataset",
+            metavar="NAME",
+            help="a shipped dataset (see sparseclust.datasets.list_datasets())",
+        )
+        p.add_argument(
+            "--label",
+            metavar="COLUMN",
+            help="column holding known classes: excluded from clustering and "
+            "compared with the clusters (default for --dataset: its label)",
+        )
+        p.add_argument(
+            "--drop", metavar="COLUMN", nargs="+", default=[], help="columns to leave out"
+        )
+        p.add_argument(
+            "--formula",
+            metavar="FORMULA",
+            help="one-sided formula, e.g. '~ . - id' (overrides --drop)",
+        )
+        p.add_argument(
+            "--categorical",
+            metavar="COLUMN",
+            nargs="+",
+            default=None,
+            help="treat these columns as categorical",
+        )
+        p.add_argument(
+            "--numeric",
+            metavar="COLUMN",
+            nargs="+",
+            default=None,
+            help="treat these columns as numeric",
+        )
+        p.add_argument(
+            "--missing",
+            choices=["raise", "drop"],
+            default="raise",
+            help="rows with missing values: error (default) or drop",
+        )
         p.add_argument("--seed", type=int, default=None, help="random seed")
         p.add_argument("--labels-out", metavar="FILE.csv", help="write the cluster labels here")
         p.add_argument("--plot-out", metavar="FILE.png", help="write the result's main plot here")
@@ -112,6 +158,8 @@ def _load(args: argparse.Namespace) -> tuple[Any, Any]:
             df = pd.read_csv(args.data)
         except FileNotFoundError:
             raise ValueError(f"--data: no such file {args.data!r}") from None
+        except OSError as err:  # a directory, no permission, ...
+            raise ValueError(f"--data: cannot open {args.data!r}: {err}") from None
         except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
             raise ValueError(f"--data: cannot read {args.data!r} as CSV: {err}") from None
         label = args.label
@@ -119,7 +167,10 @@ def _load(args: argparse.Namespace) -> tuple[Any, Any]:
         raise ValueError(f"--label: no column {label!r}; columns are {list(df.columns)}")
     y = df[label] if label is not None else None
     if args.formula:
-        return (args.formula, df), y
+        # --label is "excluded from clustering" whatever the formula: '~ .' must not
+        # expand to the label column.
+        data = df.drop(columns=[label]) if label is not None else df
+        return (args.formula, data), y
     unknown = [c for c in args.drop if c not in df.columns]
     if unknown:
         raise ValueError(f"--drop: no columns {unknown}; columns are {list(df.columns)}")

@@ -75,8 +75,16 @@ class Summary:
 
 def _latex_escape(v: object) -> str:
     text = str(v)
-    for a, b in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("$", r"\$"),
-                 ("#", r"\#"), ("_", r"\_"), ("{", r"\{"), ("}", r"\}")):
+    for a, b in (
+        ("\\", r"\textbackslash{}"),
+        ("&", r"\&"),
+        ("%", r"\%"),
+        ("$", r"\$"),
+        ("#", r"\#"),
+        ("_", r"\_"),
+        ("{", r"\{"),
+        ("}", r"\}"),
+    ):
         text = text.replace(a, b)
     return text
 
@@ -89,5 +97,14 @@ def _latex_table(df: pd.DataFrame) -> str:
         " & ".join([_latex_escape(i)] + [_latex_escape(v) for v in row]) + r" \\"
         for i, row in zip(df.index, df.itertuples(index=False))
     ]
-    return "\n".join([rf"\begin{{tabular}}{{{cols}}}", r"\hline", head, r"\hline", *rows,
-                      r"\hline", r"\end{tabular}"])
+    return "\n".join(
+        [
+            rf"\begin{{tabular}}{{{cols}}}",
+            r"\hline",
+            head,
+            r"\hline",
+            *rows,
+            r"\hline",
+            r"\end{tabular}",
+        ]
+    )

@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 __all__ = ["plot_calibration", "plot_clusters", "plot_objective", "plot_profiles"]
 
@@ -40,8 +39,14 @@ def _projection(X: np.ndarray, dims: tuple[int, int]) -> tuple[np.ndarray, np.nd
     return Xc @ comps.T, comps, ratios
 
 
-def plot_clusters(result: Any, ax: Any = None, *, dims: tuple[int, int] = (0, 1),
-                  centers: bool = True, **kwargs: Any) -> Any:
+def plot_clusters(
+    result: Any,
+    ax: Any = None,
+    *,
+    dims: tuple[int, int] = (0, 1),
+    centers: bool = True,
+    **kwargs: Any,
+) -> Any:
     """Scatter of the data on two principal components, coloured by cluster.
 
     The projection is of the matrix the method clustered (numeric variables,
@@ -58,18 +63,38 @@ def plot_clusters(result: Any, ax: Any = None, *, dims: tuple[int, int] = (0, 1)
     sc = ax.scatter(scores[:, 0], scores[:, 1], c=lab, **kwargs)
     if centers:
         C = (result.centers.to_numpy() - X.mean(axis=0)) @ comps.T
-        ax.scatter(C[:, 0], C[:, 1], marker="X", s=120, c="black", edgecolors="white",
-                   linewidths=1.0, label="centres", zorder=3)
+        ax.scatter(
+            C[:, 0],
+            C[:, 1],
+            marker="X",
+            s=120,
+            c="black",
+            edgecolors="white",
+            linewidths=1.0,
+            label="centres",
+            zorder=3,
+        )
         for k, (cx, cy) in enumerate(C):
-            ax.annotate(str(k), (cx, cy), textcoords="offset points", xytext=(6, 6),
-                        fontsize=9, weight="bold")
+            ax.annotate(
+                str(k),
+                (cx, cy),
+                textcoords="offset points",
+                xytext=(6, 6),
+                fontsize=9,
+                weight="bold",
+            )
     ax.set_xlabel(f"PC{dims[0] + 1} ({ratios[0]:.0%} of variance)")
     ax.set_ylabel(f"PC{dims[1] + 1} ({ratios[1]:.0%} of variance)")
     ax.set_title(f"{result.method_name}: {result.n_clusters} clusters")
     if result.n_clusters <= 12:
         handles, _ = sc.legend_elements()
-        ax.legend(handles, [f"cluster {k}" for k in range(len(handles))], title=None,
-                  fontsize=8, loc="best")
+        ax.legend(
+            handles,
+            [f"cluster {k}" for k in range(len(handles))],
+            title=None,
+            fontsize=8,
+            loc="best",
+        )
     return ax
 
 
@@ -136,5 +161,3 @@ def plot_profiles(result: Any, ax: Any = None, *, max_variables: int = 40, **kwa
     ax.set_title(f"{result.method_name}: cluster profiles")
     ax.figure.colorbar(im, ax=ax, shrink=0.8)
     return ax
-
-

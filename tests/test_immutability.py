@@ -1,0 +1,83 @@
+"""No public function modifies the caller's data (DataFrames, arrays, new data)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import sparseclust
+from sparseclust import metrics
+
+
+def _mixed_frame() -> pd.DataFrame:
+    rng = np.random.default_rng(3)
+    n = 60
+    df = pd.DataFrame(
+        {
+            "x": np.r_[rng.normal(0, 1, n // 2), rng.normal(6, 1, n // 2)],
+            "z": pd.array(rng.integers(0, 5, n), dtype="Int64"),
+            "g": pd.Categorical(rng.choice(["a", "b", "c"], n)),
+            "s": pd.array(rng.choice(["u", "v"], n), dtype="str"),
+            "b": rng.random(n) > 0.5,
+        },
+        index=[f"r{i}" for i in range(n)],
+    )
+    df.loc["r3", "x"] = np.nan
+    return df
+
+
+CALLS = {
+    "dpmeans": lambda df: sparseclust.dpmeans(df, k=2, missing="drop", scale=True),
+    "dpmeans_formula": lambda df: sparseclust.dpmeans(
+        "~ x + C(z) + g", data=df, lam=3.0, missing="drop"
+    ),
+    "dpmeans_random": lambda df: sparseclust.dpmeans(
+        df, lam="farthest_first", k=3, init="random", missing="drop", rng=1
+    ),
+    "farthest_first_lambda": lambda df: sparseclust.farthest_first_lambda(df, k=3, missing="drop"),
+    "build_table": lambda df: sparseclust.build_table(df, missing="drop"),
+    "predict": lambda df: sparseclust.dpmeans(df, k=2, missing="drop").predict(df, missing="drop"),
+    "summary": lambda df: sparseclust.dpmeans(df, k=2, missing="drop").summary(),
+}
+
+
+@pytest.mark.parametrize("name", list(CALLS))
+def test_dataframe_not_modified(name):
+    df = _mixed_frame()
+    before = df.copy(deep=True)
+    dtypes, columns, index = df.dtypes.copy(), df.columns.copy(), df.index.copy()
+    CALLS[name](df)
+    pd.testing.assert_frame_equal(df, before)
+    assert df.dtypes.equals(dtypes) and df.columns.equals(columns) and df.index.equals(index)
+
+
+def test_array_not_modified():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(40, 3))
+    x.flags.writeable = False  # any write would raise
+    fit = sparseclust.dpmeans(x, k=2, scale=True)
+    fit.predict(x)
+    sparseclust.farthest_first_lambda(x, k=2)
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        metrics.purity,
+        metrics.nmi,
+        metrics.ari,
+        metrics.macro_f1,
+        metrics.adjusted_nmi,
+        metrics.rand_index,
+        metrics.cluster_report,
+        metrics.match_labels,
+    ],
+)
+def test_metrics_do_not_modify(fn):
+    a = pd.Series(["x", "y", "x", "z", "y"], index=list("abcde"))
+    b = pd.Series([0, 1, 0, 2, 2], index=list("abcde"))
+    a0, b0 = a.copy(), b.copy()
+    fn(a, b)
+    pd.testing.assert_series_equal(a, a0)
+    pd.testing.assert_series_equal(b, b0)

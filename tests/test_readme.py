@@ -1,0 +1,29 @@
+"""The README's set-up commands and its Python example stay true."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text()
+
+
+def test_ci_runs_the_readme_test_command():
+    first_block = re.search(r"```bash\n(.*?)```", README, re.S).group(1).strip().splitlines()
+    assert len(first_block) == 2
+    assert first_block[0].startswith("pip install . && python -m sparseclust ")
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert first_block[1] in ci.splitlines()
+
+
+def test_python_example_runs_and_prints_what_readme_shows(capsys):
+    code = re.search(r"```python\n(.*?)```", README, re.S).group(1)
+    namespace: dict = {}
+    exec(compile(code, "README.md", "exec"), namespace)  # noqa: S102
+    shown = re.search(r"```python\n.*?```\n\n```\n(.*?)```", README, re.S).group(1)
+    assert repr(namespace["fit"]) == shown.rstrip("\n")
