@@ -1,0 +1,25 @@
+"""Every vignette runs as a script (fast mode) and writes the figures it declares."""
+
+from __future__ import annotations
+
+import os
+import runpy
+from pathlib import Path
+
+import pytest
+
+VIGNETTES = sorted((Path(__file__).resolve().parents[1] / "vignettes").glob("[0-9]*.py"))
+FIGURES = {"00_dpmeans_tour.py": ["dpmeans_penguins.png"]}
+
+
+@pytest.mark.vignette
+@pytest.mark.parametrize("path", VIGNETTES, ids=lambda p: p.name)
+def test_vignette_runs(path, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("SPARSECLUST_FAST", "1")
+    monkeypatch.setenv("SPARSECLUST_OUT", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    runpy.run_path(str(path), run_name="__main__")
+    for name in FIGURES.get(path.name, []):
+        assert (tmp_path / name).stat().st_size > 10_000, name
+    assert capsys.readouterr().out  # it printed its tables
+    assert os.environ["SPARSECLUST_FAST"] == "1"
