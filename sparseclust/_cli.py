@@ -167,10 +167,17 @@ def _load(args: argparse.Namespace) -> tuple[Any, Any]:
         raise ValueError(f"--label: no column {label!r}; columns are {list(df.columns)}")
     y = df[label] if label is not None else None
     if args.formula:
-        # --label is "excluded from clustering" whatever the formula: '~ .' must not
-        # expand to the label column.
-        data = df.drop(columns=[label]) if label is not None else df
-        return (args.formula, data), y
+        if label is not None:
+            # --label is excluded from clustering: a formula must not use it (as '~ .' would).
+            from ._formula import evaluate_formula
+
+            if label in evaluate_formula(args.formula, df).variables.columns:
+                name = label if label.isidentifier() else f'Q("{label}")'
+                raise ValueError(
+                    f"--formula {args.formula!r} clusters on the label column {label!r}, which "
+                    f"--label excludes from clustering; remove it, e.g. --formula '~ . - {name}'."
+                )
+        return (args.formula, df), y
     unknown = [c for c in args.drop if c not in df.columns]
     if unknown:
         raise ValueError(f"--drop: no columns {unknown}; columns are {list(df.columns)}")

@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from ._format import call_string, fmt, fmt_list
+from ._format import call_string, fmt
 from ._frame import ColumnTable, build_table, transform_like
 from ._lambda import calibrate_lambda, resolve_penalty
 from ._results import ClusterResult, labels_series
@@ -130,7 +130,8 @@ def dpmeans_core(
     Jordan); ``init="random"`` from one cluster centred at a random data point (the
     CRAFT paper's DP-means(R)). Centres stay fixed during a pass (except opened
     ones), then become the means of their points; empty clusters are dropped.
-    Converged when a pass changes no assignment.
+    Converged when a pass changes no assignment (with ``init="random"`` not at the
+    first pass, whose starting centre is not the mean of its cluster).
     """
     n = X.shape[0]
     if init == "mean":
@@ -144,7 +145,14 @@ def dpmeans_core(
     for it in range(1, max_iter + 1):
         new_labels, cand_centers = dp_pass(X, centers, lam)
         new_labels, new_centers = _relabel_means(X, new_labels, cand_centers.shape[0])
-        same = new_centers.shape[0] == centers.shape[0] and np.array_equal(new_labels, labels)
+        # With init="random" the starting centre is a data point, not the mean of the
+        # starting assignment (everything in cluster 0), so an unchanged first pass is no
+        # fixed point yet: the centre moves to the mean, and the next pass may open clusters.
+        same = (
+            (it > 1 or init == "mean")
+            and new_centers.shape[0] == centers.shape[0]
+            and np.array_equal(new_labels, labels)
+        )
         labels, centers = new_labels, new_centers
         path.append(objective_value(X, labels, centers, lam))
         if same:
@@ -159,8 +167,9 @@ def dpmeans_core(
     }
 
 
-def farthest_first_core(X: np.ndarray, k: int, *, start: str = "mean",
-                        rng: np.random.Generator | None = None) -> float:
+def farthest_first_core(
+    X: np.ndarray, k: int, *, start: str = "mean", rng: np.random.Generator | None = None
+) -> float:
     """Farthest-first lambda on an array (see :func:`farthest_first_lambda`)."""
     if start == "mean":
         first = X.mean(axis=0)
@@ -222,11 +231,15 @@ class DPMeansResult(ClusterResult):
     plot_hint: ClassVar[str] = ".plot() for a 2-D projection, .plot_objective() for the trace"
 
     def _headline(self) -> str:
-        return f"DP-means (lambda={fmt(self.lam)}, {self.lam_method}) with {self.n_clusters} clusters"
+        return (
+            f"DP-means (lambda={fmt(self.lam)}, {self.lam_method}) with {self.n_clusters} clusters"
+        )
 
     def _detail_lines(self) -> list[str]:
-        lines = [f"Objective: {fmt(self.objective, 6)} (within SS {fmt(self.within_ss.sum(), 6)} "
-                 f"+ lambda x K)"]
+        lines = [
+            f"Objective: {fmt(self.objective, 6)} (within SS {fmt(self.within_ss.sum(), 6)} "
+            f"+ lambda x K)"
+        ]
         if self.k is not None and self.k != self.n_clusters:
             lines.append(f"Asked for k={self.k}; got {self.n_clusters} clusters.")
         return lines
@@ -237,7 +250,9 @@ class DPMeansResult(ClusterResult):
         X = self._matrix()
         lab = self.labels.dropna().to_numpy(dtype=np.int64)
         diff = X - self.centers.to_numpy()[lab]
-        wss = np.bincount(lab, weights=np.einsum("ij,ij->i", diff, diff), minlength=len(self.centers))
+        wss = np.bincount(
+            lab, weights=np.einsum("ij,ij->i", diff, diff), minlength=len(self.centers)
+        )
         return pd.Series(wss, index=pd.Index(range(len(wss)), name="cluster"), name="within_ss")
 
     def _matrix(self) -> np.ndarray:
@@ -251,10 +266,28 @@ class DPMeansResult(ClusterResult):
             clusters["within_ss"] = self.within_ss
             clusters["mean_sq_dist"] = self.within_ss / self.sizes
         params = pd.DataFrame(
-            {"value": [fmt(self.lam, 6), self.lam_method, self.k, self.init, self.scale,
-                       fmt(self.objective, 6), self.n_iter, self.converged]},
-            index=["lambda", "lambda set by", "k asked", "init", "scale", "objective",
-                   "iterations", "converged"],
+            {
+                "value": [
+                    fmt(self.lam, 6),
+                    self.lam_method,
+                    self.k,
+                    self.init,
+                    self.scale,
+                    fmt(self.objective, 6),
+                    self.n_iter,
+                    self.converged,
+                ]
+            },
+            index=[
+                "lambda",
+                "lambda set by",
+                "k asked",
+                "init",
+                "scale",
+                "objective",
+                "iterations",
+                "converged",
+            ],
         )
         return {"clusters": clusters, "parameters": params, "centers": self.centers}
 
@@ -294,6 +327,9 @@ class DPMeansResult(ClusterResult):
 def _design(table: ColumnTable, center: np.ndarray | None, scale: np.ndarray | None):
     X, names, _ = table.to_numeric(one_hot=True)
     if center is not None:
+        # to_numeric may hand back table.numeric itself (numeric-only data): never
+        # standardise the table's own array in place.
+        X = X.copy()
         p = len(table.numeric_names)
         X[:, :p] = (X[:, :p] - center) / scale
     return X, names
@@ -333,8 +369,15 @@ def farthest_first_lambda(
     """
     k = check_int("k", k, min=2)
     check_choice("start", start, ["mean", "random"])
-    table = build_table(x, data=data, categorical=categorical, numeric=numeric,
-                        missing=missing, allow_constant=True, min_rows=k)
+    table = build_table(
+        x,
+        data=data,
+        categorical=categorical,
+        numeric=numeric,
+        missing=missing,
+        allow_constant=True,
+        min_rows=k,
+    )
     X, _, _ = _prepare(table, check_bool("scale", scale))
     return farthest_first_core(X, k, start=start, rng=as_rng(rng))
 
@@ -431,15 +474,17 @@ def dpmeans(
     keep_data = check_bool("keep_data", keep_data)
     max_iter = check_int("max_iter", max_iter, min=1)
     generator = as_rng(rng)
-    table = build_table(x, data=data, categorical=categorical, numeric=numeric,
-                        missing=missing, allow_constant=True)
+    table = build_table(
+        x, data=data, categorical=categorical, numeric=numeric, missing=missing, allow_constant=True
+    )
     pen = resolve_penalty(lam, k, n_obs=table.n_obs, func="dpmeans")
     X, names, (center, sd) = _prepare(table, scale)
     seed = int(generator.integers(2**63 - 1))
 
     def fit(lam_value: float) -> dict:
-        return dpmeans_core(X, lam_value, init=init, max_iter=max_iter,
-                            rng=np.random.default_rng(seed))
+        return dpmeans_core(
+            X, lam_value, init=init, max_iter=max_iter, rng=np.random.default_rng(seed)
+        )
 
     calibration = None
     if pen.method == "given":
@@ -467,15 +512,24 @@ def dpmeans(
             ConvergenceWarning,
             stacklevel=user_stacklevel(),
         )
-    centers = pd.DataFrame(out["centers"], columns=names,
-                           index=pd.Index(range(out["centers"].shape[0]), name="cluster"))
+    centers = pd.DataFrame(
+        out["centers"],
+        columns=names,
+        index=pd.Index(range(out["centers"].shape[0]), name="cluster"),
+    )
     return DPMeansResult(
         labels=labels_series(table, out["labels"]),
         n_iter=out["n_iter"],
         converged=out["converged"],
         call=call,
-        params={"lam": lam_value, "k": pen.k, "init": init, "scale": scale, "max_iter": max_iter,
-                "seed": seed},
+        params={
+            "lam": lam_value,
+            "k": pen.k,
+            "init": init,
+            "scale": scale,
+            "max_iter": max_iter,
+            "seed": seed,
+        },
         variables=table.spec,
         table=table if keep_data else None,
         centers=centers,

@@ -34,7 +34,9 @@ class Penalty:
     k: int | None
 
 
-def resolve_penalty(lam: Any, k: Any, *, n_obs: int, func: str, allow_none: bool = False) -> Penalty:
+def resolve_penalty(
+    lam: Any, k: Any, *, n_obs: int, func: str, allow_none: bool = False
+) -> Penalty:
     """Validate the ``lam=`` / ``k=`` pair of a DP-style method."""
     if k is not None:
         k = check_int("k", k, min=1)

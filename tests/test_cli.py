@@ -1,0 +1,311 @@
+"""Tests of the command line ``python -m sparseclust dpmeans ...``."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from sparseclust import dpmeans
+from sparseclust._cli import main
+from sparseclust.datasets import load_wine
+from sparseclust.metrics import purity
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+
+
+@pytest.fixture(scope="module")
+def wine_csv(tmp_path_factory) -> str:
+    path = tmp_path_factory.mktemp("data") / "wine.csv"
+    load_wine().to_csv(path, index=False)
+    return str(path)
+
+
+def test_dataset_k3_prints_result_summary_and_agreement(capsys):
+    assert main(["dpmeans", "--dataset", "wine", "--k", "3"]) == 0
+    out, err = capsys.readouterr()
+    assert err == ""
+    assert out.startswith("DP-means (lambda=")
+    assert "calibrated) with 3 clusters on 178 obs, 13 variables (13 numeric, 0 categorical)" in out
+    assert "Call: dpmeans(" in out
+    assert "DP-means: summary" in out
+    assert "Agreement of the clusters with 'class':" in out
+    # the same fit through the API, and its purity printed in the table
+    ref = dpmeans(load_wine().drop(columns="class"), k=3)
+    assert f"Cluster sizes: {', '.join(map(str, ref.sizes))}" in out
+    p = purity(load_wine()["class"], ref.labels)
+    assert f"{p:.4f}" in out
+
+
+def test_labels_out_and_plot_out(tmp_path, capsys):
+    labels = tmp_path / "labels.csv"
+    png = tmp_path / "plot.png"
+    code = main(
+        [
+            "dpmeans",
+            "--dataset",
+            "wine",
+            "--k",
+            "3",
+            "--labels-out",
+            str(labels),
+            "--plot-out",
+            str(png),
+        ]
+    )
+    assert code == 0
+    out = capsys.readouterr().out
+    assert f"Labels written to {labels}" in out and f"Plot written to {png}" in out
+    df = pd.read_csv(labels, index_col=0)
+    assert list(df.columns) == ["cluster"]
+    assert df.index.tolist() == list(range(178))
+    ref = dpmeans(load_wine().drop(columns="class"), k=3)
+    np.testing.assert_array_equal(df["cluster"].to_numpy(), ref.labels.to_numpy(dtype=int))
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_data_file_with_label(wine_csv, capsys):
+    assert main(["dpmeans", "--data", wine_csv, "--label", "class", "--lam", "30000"]) == 0
+    out = capsys.readouterr().out
+    assert "(lambda=3e+04, given)" in out
+    assert "13 variables (13 numeric, 0 categorical)" in out
+    assert "Agreement of the clusters with 'class':" in out
+
+
+def test_data_file_without_label_clusters_every_column(wine_csv, capsys):
+    assert main(["dpmeans", "--data", wine_csv, "--lam", "30000"]) == 0
+    out = capsys.readouterr().out
+    # class is read back from the CSV as integers 1-3: a 14th numeric variable
+    assert "14 variables (14 numeric, 0 categorical)" in out
+    assert "Agreement" not in out
+
+
+def test_formula(capsys):
+    assert main(["dpmeans", "--dataset", "wine", "--formula", "~ . - class", "--k", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "13 variables (13 numeric, 0 categorical)" in out
+    assert "Agreement of the clusters with 'class':" in out
+
+
+def test_formula_using_the_label_is_an_error(capsys):
+    # --label is excluded from clustering: '~ .' would expand to it
+    err = _usage_error(
+        capsys, ["dpmeans", "--dataset", "wine", "--formula", "~ .", "--lam", "30000"]
+    )
+    assert "--formula '~ .' clusters on the label column 'class'" in err
+    assert "--formula '~ . - class'" in err
+    err = _usage_error(
+        capsys, ["dpmeans", "--dataset", "heart_disease_cleveland", "--formula", "~ .", "--k", "2"]
+    )
+    assert """--formula '~ . - Q("diameter narrowing")'""" in err
+
+
+def test_formula_with_categorical_term(capsys):
+    code = main(
+        ["dpmeans", "--dataset", "wine", "--formula", "~ alcohol + C(magnesium)", "--lam", "2"]
+    )
+    assert code == 0
+    assert "2 variables (1 numeric, 1 categorical)" in capsys.readouterr().out
+
+
+def test_drop(capsys):
+    code = main(["dpmeans", "--dataset", "wine", "--drop", "proline", "magnesium", "--lam", "500"])
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "11 variables (11 numeric, 0 categorical)" in out
+    assert "proline" not in out
+
+
+def test_options_reach_dpmeans(capsys):
+    code = main(
+        [
+            "dpmeans",
+            "--dataset",
+            "wine",
+            "--lam",
+            "farthest_first",
+            "--k",
+            "3",
+            "--init",
+            "random",
+            "--seed",
+            "1",
+            "--scale",
+            "--max-iter",
+            "50",
+        ]
+    )
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "farthest_first)" in out
+    assert "init='random'" in out and "scale=True" in out and "max_iter=50" in out
+
+
+def test_missing_drop_option(tmp_path, capsys):
+    df = load_wine()
+    df.loc[[0, 5], "alcohol"] = np.nan
+    path = tmp_path / "w.csv"
+    df.to_csv(path, index=False)
+    assert main(["dpmeans", "--data", str(path), "--label", "class", "--k", "3"]) == 2
+    err = capsys.readouterr().err
+    assert "2 of 178 rows have missing values" in err
+    labels = tmp_path / "labels.csv"
+    code = main(
+        [
+            "dpmeans",
+            "--data",
+            str(path),
+            "--label",
+            "class",
+            "--k",
+            "3",
+            "--missing",
+            "drop",
+            "--labels-out",
+            str(labels),
+        ]
+    )
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "176 obs (2 dropped for missing values)" in out
+    got = pd.read_csv(labels, index_col=0)["cluster"]
+    assert got.isna().tolist() == [i in (0, 5) for i in range(178)]
+
+
+def test_convergence_warning_does_not_fail(capsys):
+    with pytest.warns(UserWarning, match="did not converge in max_iter=1"):
+        code = main(
+            [
+                "dpmeans",
+                "--dataset",
+                "wine",
+                "--lam",
+                "farthest_first",
+                "--k",
+                "3",
+                "--max-iter",
+                "1",
+            ]
+        )
+    assert code == 0
+    assert "Did NOT converge in 1 iterations" in capsys.readouterr().out
+
+
+# ------------------------------------------------------------------------ errors
+def _usage_error(capsys, argv: list[str]) -> str:
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith("usage: python -m sparseclust dpmeans")
+    assert "Traceback" not in err
+    return err
+
+
+def test_unknown_dataset(capsys):
+    err = _usage_error(capsys, ["dpmeans", "--dataset", "nope", "--k", "3"])
+    assert "python -m sparseclust dpmeans: error: unknown dataset 'nope'; available:" in err
+    assert "wine" in err
+
+
+def test_missing_penalty(capsys):
+    err = _usage_error(capsys, ["dpmeans", "--dataset", "wine"])
+    assert "dpmeans needs the new-cluster penalty: pass lam=<number>, k=<int>" in err
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--lam", "-1"], "lam must be a finite number > 0; got lam=-1.0"),
+        (["--lam", "inf"], "lam must be a finite number > 0"),
+        (["--lam", "farthest_first"], "lam='farthest_first' needs k="),
+        (["--lam", "5", "--k", "3"], "not both"),
+        (["--k", "0"], "k must be an integer >= 1; got k=0"),
+        (["--k", "500"], "k=500 must be <= the number of observations n_obs=178"),
+        (["--k", "3", "--max-iter", "0"], "max_iter must be an integer >= 1"),
+        (["--k", "3", "--seed", "-4"], "rng must be a non-negative integer seed"),
+        (["--k", "3", "--label", "colour"], "--label: no column 'colour'"),
+        (["--k", "3", "--drop", "colour"], "--drop: no columns ['colour']"),
+        (["--k", "3", "--categorical", "colour"], "categorical= names not in data: ['colour']"),
+    ],
+)
+def test_value_errors_exit_2(capsys, extra, message):
+    err = _usage_error(capsys, ["dpmeans", "--dataset", "wine", *extra])
+    assert message in err
+
+
+def test_bad_lam_text_is_an_argparse_error(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["dpmeans", "--dataset", "wine", "--lam", "big"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "--lam takes a positive number or 'farthest_first'; got 'big'" in err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["dpmeans", "--k", "3"],  # no input
+        ["dpmeans", "--dataset", "wine", "--data", "x.csv", "--k", "3"],  # both inputs
+        ["dpmeans", "--dataset", "wine", "--k", "three"],
+        ["dpmeans", "--dataset", "wine", "--k", "3", "--init", "kmeans"],
+        ["kmeans", "--dataset", "wine"],
+        [],
+    ],
+)
+def test_argparse_errors(capsys, argv):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    assert "usage:" in capsys.readouterr().err
+
+
+def test_nonexistent_data_file(tmp_path, capsys):
+    missing = tmp_path / "nope.csv"
+    err = _usage_error(capsys, ["dpmeans", "--data", str(missing), "--k", "3"])
+    assert f"--data: no such file {str(missing)!r}" in err
+
+
+def test_data_path_is_a_directory(tmp_path, capsys):
+    err = _usage_error(capsys, ["dpmeans", "--data", str(tmp_path), "--k", "3"])
+    assert "--data: cannot open" in err
+
+
+def test_empty_data_file(tmp_path, capsys):
+    path = tmp_path / "empty.csv"
+    path.write_text("")
+    err = _usage_error(capsys, ["dpmeans", "--data", str(path), "--k", "3"])
+    assert "cannot read" in err
+
+
+def test_help(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["dpmeans", "--help"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    assert "--lam LAM" in out and "--labels-out" in out
+
+
+def test_subprocess_module_entry_point():
+    proc = subprocess.run(
+        [sys.executable, "-m", "sparseclust", "dpmeans", "--dataset", "wine", "--k", "3"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "with 3 clusters on 178 obs" in proc.stdout
+    assert "Agreement of the clusters with 'class':" in proc.stdout
