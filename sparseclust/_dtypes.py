@@ -8,9 +8,10 @@ dtype                                           kind         levels / values
 ==============================================  ===========  ===========================
 float16/32/64, int8..64, uint8..64              numeric      float64
 nullable ``Int64``, ``UInt8``.., ``Float64``    numeric      float64, ``<NA>`` is missing
+``Sparse[...]``                                 as its dense subtype
 ``bool``, nullable ``boolean``                  categorical  ``[False, True]``
 ``category`` (unordered)                        categorical  the declared categories
-``category`` (ordered)                          categorical  the declared order (``ordinal``)
+``category`` (ordered)                          categorical  the declared order (``ordered``)
 ``object`` of scalars, ``str`` / ``string``     categorical  sorted distinct values
 datetime, timedelta, period, interval, complex  --           ``TypeError``
 ``object`` holding lists, dicts, arrays ...     --           ``TypeError``
@@ -18,17 +19,38 @@ datetime, timedelta, period, interval, complex  --           ``TypeError``
 
 Integers are numeric (R's convention); no cardinality heuristics are applied.
 Missing values are ``NaN``/``None``/``<NA>``/``NaT`` in any of the above.
+
+Details:
+
+* Levels of an ``object`` column holding several types sort numbers first (by
+  value), then strings, then anything else (by type name and text). Values equal
+  in Python (``1``, ``1.0``, ``True``) are one level.
+* ``numeric=`` (or ``N()``) converts strings and categories that spell numbers
+  (``"1.5"``), and ``bool`` to 0/1; an *ordered* category whose labels are not
+  numbers becomes its codes ``0 .. k-1`` (its rank). Anything else is a
+  ``TypeError`` naming the column.
+* ``categorical=`` (or ``C()``) on numbers uses the sorted distinct values as
+  levels; ``C(x, levels=[...])`` fixes the levels and their order.
 """
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from pandas.api import types as pdt
 
-__all__ = ["ColumnInfo", "detect_kind", "encode_categorical", "to_float"]
+__all__ = [
+    "ColumnInfo",
+    "densify",
+    "detect_kind",
+    "encode_categorical",
+    "to_float",
+    "unsupported_reason",
+]
 
 
 @dataclass(frozen=True)
@@ -39,16 +61,29 @@ class ColumnInfo:
     dtype: str
     kind: str  # "numeric" or "categorical"
     reason: str  # "detected", "categorical=", "numeric=", "C()", "N()"
-    ordered: bool = False
+    ordered: bool = False  # an ordered pandas category read as categorical
 
 
-_REJECT_HINT = (
-    "convert them to numeric or categorical, or drop them (e.g. formula='~ . - {first}')."
-)
+def densify(s: pd.Series) -> pd.Series:
+    """A ``Sparse[...]`` column as its dense equivalent (other columns unchanged)."""
+    if isinstance(s.dtype, pd.SparseDtype):
+        return s.sparse.to_dense()
+    return s
 
 
 def unsupported_reason(s: pd.Series) -> str | None:
-    """Return a short description when ``s`` has a dtype the front cannot use."""
+    """Return a short description when ``s`` has a dtype the front cannot use.
+
+    Examples
+    --------
+    >>> unsupported_reason(pd.Series(pd.date_range("2024-01-01", periods=2)))
+    'datetime64[us]'
+    >>> unsupported_reason(pd.Series([[1], [2]]))
+    'object holding list values'
+    >>> unsupported_reason(pd.Series(["a", None])) is None
+    True
+    """
+    s = densify(s)
     dt = s.dtype
     if isinstance(dt, pd.CategoricalDtype):
         return None
@@ -66,15 +101,13 @@ def unsupported_reason(s: pd.Series) -> str | None:
         if bool(bad.any()):
             example = vals[bad].iloc[0]
             return f"object holding {type(example).__name__} values"
-    if isinstance(dt, pd.SparseDtype):
-        return str(dt)
     return None
 
 
 def _is_scalar_level(v: object) -> bool:
-    if isinstance(v, str | bool | np.bool_ | int | np.integer | float | np.floating):
+    if isinstance(v, str | bytes | bool | np.bool_):
         return True
-    return isinstance(v, bytes)
+    return isinstance(v, numbers.Real)
 
 
 def detect_kind(s: pd.Series) -> str:
@@ -101,63 +134,133 @@ def detect_kind(s: pd.Series) -> str:
     return "categorical"
 
 
-def to_float(s: pd.Series, name: str) -> np.ndarray:
-    """Convert a column to a float64 array (missing -> NaN) or raise ``TypeError``."""
+def to_float(s: pd.Series, name: str, *, source: str = "numeric=") -> np.ndarray:
+    """Convert a column to a float64 array (missing -> NaN) or raise ``TypeError``.
+
+    ``source`` says why the column is numeric (``"numeric="``, ``"N()"``,
+    ``"detected"``, or ``"newdata"`` when reading new data with a fitted spec); it
+    picks the fix offered in the error message.
+
+    Examples
+    --------
+    >>> to_float(pd.Series(["1.5", None, "2"]), "x").tolist()
+    [1.5, nan, 2.0]
+    >>> to_float(pd.Series(pd.Categorical(["lo", "hi"], ["lo", "hi"], ordered=True)), "g")
+    array([0., 1.])
+    >>> to_float(pd.Series(["1", "two"]), "x")
+    Traceback (most recent call last):
+    ...
+    TypeError: Column 'x' (dtype str) cannot be read as numeric: Unable to parse string 'two' at position 1. Remove 'x' from numeric= (it is then categorical), or convert it first, e.g. df['x'] = pd.to_numeric(df['x'], errors='coerce').
+    """
+    s = densify(s)
     dt = s.dtype
     try:
         if isinstance(dt, pd.CategoricalDtype):
             cats = dt.categories
-            if not pdt.is_numeric_dtype(cats.dtype) and not pdt.is_bool_dtype(cats.dtype):
-                cats = pd.to_numeric(pd.Series(cats), errors="raise")
             codes = s.cat.codes.to_numpy()
-            vals = np.asarray(cats, dtype=np.float64)
-            out = np.where(codes >= 0, vals[np.clip(codes, 0, None)], np.nan)
-            return out.astype(np.float64)
+            if pdt.is_numeric_dtype(cats.dtype) or pdt.is_bool_dtype(cats.dtype):
+                vals = np.asarray(cats, dtype=np.float64)
+            else:
+                try:
+                    vals = pd.to_numeric(pd.Series(cats), errors="raise").to_numpy(dtype=np.float64)
+                except (ValueError, TypeError):
+                    if not dt.ordered:
+                        raise
+                    vals = np.arange(len(cats), dtype=np.float64)  # an ordinal's rank
+            out = np.full(len(codes), np.nan)
+            ok = codes >= 0
+            out[ok] = vals[codes[ok]]
+            return out
         if pdt.is_bool_dtype(dt) or pdt.is_numeric_dtype(dt):
             return s.astype("Float64").to_numpy(dtype=np.float64, na_value=np.nan)
-        return pd.to_numeric(s, errors="raise").astype("Float64").to_numpy(
-            dtype=np.float64, na_value=np.nan
+        if pdt.is_object_dtype(dt):
+            s = s.map(lambda v: int(v) if isinstance(v, bool | np.bool_) else v)
+        return (
+            pd.to_numeric(s, errors="raise")
+            .astype("Float64")
+            .to_numpy(dtype=np.float64, na_value=np.nan)
         )
     except (ValueError, TypeError) as err:
+        if source == "newdata":
+            fix = f"The fit read {name!r} as numeric; give newdata the same kind of column"
+        elif source == "N()":
+            fix = f"Use C({name}) or the plain column instead of N({name})"
+        elif source == "numeric=":
+            fix = f"Remove {name!r} from numeric= (it is then categorical)"
+        else:
+            fix = f"Pass categorical=[{name!r}] to read it as categories"
         raise TypeError(
-            f"Column {name!r} (dtype {dt}) cannot be used as numeric: {err}. "
-            f"Remove it from numeric= or convert it first."
+            f"Column {name!r} (dtype {dt}) cannot be read as numeric: {err}. {fix}, or convert "
+            f"it first, e.g. df[{name!r}] = pd.to_numeric(df[{name!r}], errors='coerce')."
         ) from None
 
 
 def encode_categorical(
-    s: pd.Series, levels: pd.Index | None = None
+    s: pd.Series,
+    levels: Any = None,
+    *,
+    name: str | None = None,
+    unseen_hint: str = "Recode or drop those rows first.",
 ) -> tuple[np.ndarray, pd.Index, bool]:
     """Integer codes (``-1`` for missing), the level labels and whether ordered.
 
-    With ``levels`` given (prediction on new data) the codes refer to those levels
-    and a value outside them raises ``ValueError``.
+    With ``levels`` given (prediction on new data, or ``C(x, levels=[...])``) the codes
+    refer to those levels and a value outside them raises ``ValueError`` naming the
+    column, the values and the levels, then ``unseen_hint``.
 
     Examples
     --------
     >>> codes, levels, ordered = encode_categorical(pd.Series(["b", "a", None, "b"]))
     >>> codes.tolist(), list(levels), ordered
     ([1, 0, -1, 1], ['a', 'b'], False)
+    >>> encode_categorical(pd.Series(["b", "c"], name="g"), ["a", "b"])
+    Traceback (most recent call last):
+    ...
+    ValueError: Column 'g' has values not among its levels: ['c'] (levels: ['a', 'b']). Recode or drop those rows first.
     """
+    s = densify(s)
+    name = str(s.name) if name is None else name
     dt = s.dtype
-    ordered = bool(isinstance(dt, pd.CategoricalDtype) and dt.ordered)
+    is_cat = isinstance(dt, pd.CategoricalDtype)
+    ordered = bool(is_cat and dt.ordered)
     if levels is None:
-        if isinstance(dt, pd.CategoricalDtype):
-            levels = pd.Index(dt.categories)
-        elif pdt.is_bool_dtype(dt):
+        if is_cat:
+            return s.cat.codes.to_numpy().astype(np.int64), pd.Index(dt.categories), ordered
+        if pdt.is_bool_dtype(dt):
             levels = pd.Index([False, True], dtype=object)
         else:
             uniq = pd.unique(s.dropna().to_numpy(dtype=object))
             levels = pd.Index(_sorted_levels(list(uniq)), dtype=object)
-    cat = pd.Categorical(s.astype(object) if not isinstance(dt, pd.CategoricalDtype) else s,
-                         categories=levels)
-    codes = np.asarray(cat.codes, dtype=np.int64)
+    else:
+        if isinstance(levels, str) or not np.iterable(levels):
+            raise TypeError(
+                f"levels for column {name!r} must be a list of values; got {levels!r}. "
+                f"Use e.g. levels=['low', 'high']."
+            )
+        levels = levels if isinstance(levels, pd.Index) else pd.Index(list(levels), dtype=object)
+        if not levels.is_unique:
+            dup = list(pd.unique(levels[levels.duplicated()].to_numpy(dtype=object)))
+            raise ValueError(
+                f"levels for column {name!r} repeat {dup}; give each level once (got "
+                f"{list(levels)})."
+            )
+    if is_cat:
+        raw = s.cat.codes.to_numpy()
+        pos = levels.get_indexer(dt.categories) if len(dt.categories) else np.empty(0, int)
+        codes = np.full(len(raw), -1, dtype=np.int64)
+        ok = raw >= 0
+        codes[ok] = pos[raw[ok]]
+    else:
+        codes = levels.get_indexer(s.to_numpy(dtype=object)).astype(np.int64)
     unseen = (codes < 0) & s.notna().to_numpy()
     if unseen.any():
-        bad = pd.unique(s[unseen].astype(object))[:5]
+        bad = list(pd.unique(s[unseen].to_numpy(dtype=object)))
+        more = f" (and {len(bad) - 5} more)" if len(bad) > 5 else ""
+        lv = list(levels)
+        lv_text = f"{lv[:20]}" + (f" and {len(lv) - 20} more" if len(lv) > 20 else "")
         raise ValueError(
-            f"Column {s.name!r} has values not among its fitted levels: {list(bad)}; "
-            f"known levels: {list(levels)[:20]}."
+            f"Column {name!r} has values not among its levels: {bad[:5]}{more} "
+            f"(levels: {lv_text}). {unseen_hint}"
         )
     return codes, levels, ordered
 
@@ -165,5 +268,13 @@ def encode_categorical(
 def _sorted_levels(values: list) -> list:
     try:
         return sorted(values)
-    except TypeError:  # mixed types: sort by type name then text
-        return sorted(values, key=lambda v: (type(v).__name__, str(v)))
+    except TypeError:  # mixed types: numbers by value, then strings, then the rest
+        return sorted(values, key=_mixed_key)
+
+
+def _mixed_key(v: Any) -> tuple:
+    if isinstance(v, numbers.Real):
+        return (0, float(v), "")
+    if isinstance(v, str):
+        return (1, 0.0, v)
+    return (2, 0.0, f"{type(v).__name__}:{v}")

@@ -5,22 +5,36 @@ Grammar (parsed with patsy's public ``ModelDesc.from_formula``):
 * ``~ x1 + x2``            the named columns, typed by automatic detection;
 * ``~ C(x2)``              force categorical (``C(x, levels=[...])`` fixes the levels);
 * ``~ N(x3)``              force numeric;
-* ``~ np.log(x3)``         any expression evaluated in the data and the caller's namespace;
+* ``~ np.log(x3)``         any expression evaluated in the data and the caller's namespace
+                           (``I(...)`` is accepted and does nothing, as in patsy);
 * ``~ .``                  every column (expanded by sparseclust before parsing);
-* ``~ . - id``             every column but ``id``;
-* ``Q("odd name")``        a column whose name is not a Python identifier;
-* ``y ~ .``                response + covariates, only for methods that take a response.
+* ``~ . - id``             every column but ``id`` (an unknown name after ``-`` is an error);
+* ``Q("odd name")``        a column whose name is not a Python identifier; columns named
+                           like Python keywords (``class``) may be written bare;
+* ``y ~ .``                response + covariates, only for methods that take a response;
+                           ``.`` then leaves out every column used on the left.
 
-A categorical term stays ONE variable (selection is per variable). Interactions
-(``a:b``, ``a*b``), ``0 +`` / ``- 1`` and a left-hand side where the method takes
-none raise :class:`~sparseclust.exceptions.FormulaError`.
+A variable is named after its column (``x`` for ``x``, ``C(x)``, ``N(x)`` and
+``Q("x")``) or, for an expression, after its code (``np.log(x)``). A categorical
+term stays ONE variable (selection is per variable). Interactions (``a:b``,
+``a*b``), ``0 +`` / ``- 1`` and a left-hand side where the method takes none raise
+:class:`~sparseclust.exceptions.FormulaError`.
+
+Functions from the caller's namespace are looked up when the formula is evaluated;
+the names a formula uses are kept (modules by name) so that new data can be read
+the same way later.
 """
 
 from __future__ import annotations
 
+import ast
+import builtins
+import importlib
+import io
 import keyword
-import re
-from dataclasses import dataclass
+import tokenize
+import types
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -28,11 +42,11 @@ import pandas as pd
 
 from .exceptions import FormulaError
 
-__all__ = ["C", "N", "ParsedFormula", "evaluate_formula"]
+__all__ = ["C", "I", "N", "ParsedFormula", "evaluate_formula", "evaluate_terms"]
 
-_DOT = re.compile(r"(?<![\w.)\]\"'])\.(?![\w.])")
-_SIMPLE = re.compile(r"^(?:C|N)\((.*?)(?:,.*)?\)$")
-_Q = re.compile(r"^Q\((['\"])(.*)\1\)$")
+#: Names bound by sparseclust inside formulas; a column with one of these names must be
+#: written ``Q("C")``.
+_FORMULA_FUNCS = frozenset({"C", "N", "Q", "I"})
 
 
 class _Forced:
@@ -46,7 +60,12 @@ class _Forced:
 
 def C(x: Any, levels: Any = None) -> _Forced:  # noqa: N802 - formula vocabulary
     """Inside a formula: treat ``x`` as categorical (optionally with fixed ``levels``)."""
-    return _Forced(x, "categorical", levels)
+    if levels is not None and (isinstance(levels, str) or not np.iterable(levels)):
+        raise FormulaError(
+            f"C(..., levels=) takes a list of levels; got levels={levels!r}. "
+            f"Use e.g. C(x, levels=['low', 'mid', 'high'])."
+        )
+    return _Forced(x, "categorical", None if levels is None else list(levels))
 
 
 def N(x: Any) -> _Forced:  # noqa: N802 - formula vocabulary
@@ -54,8 +73,9 @@ def N(x: Any) -> _Forced:  # noqa: N802 - formula vocabulary
     return _Forced(x, "numeric")
 
 
-def Q(name: str) -> Any:  # noqa: N802 - placeholder, bound per evaluation
-    raise RuntimeError("Q() is only meaningful inside a formula")
+def I(x: Any) -> Any:  # noqa: N802, E743 - formula vocabulary (patsy's identity)
+    """Inside a formula: the value itself (as patsy's ``I()``)."""
+    return x
 
 
 @dataclass(frozen=True)
@@ -69,49 +89,329 @@ class ParsedFormula:
     response: pd.Series | None
     codes: dict[str, str]  # name -> term code (for re-evaluation on new data)
     response_code: str | None
+    env: dict[str, Any] = field(default_factory=dict, repr=False)  # names the codes use
+
+
+# ----------------------------------------------------------------------------- tokens
+def _tokens(text: str, formula: str) -> list[tokenize.TokenInfo]:
+    """Python tokens of a one-line formula side (patsy uses Python's tokenizer too)."""
+    try:
+        toks = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError, IndentationError) as err:
+        msg = err.args[0] if err.args else str(err)
+        raise FormulaError(
+            f"cannot parse formula {formula!r}: {msg}. Check the parentheses and quotes."
+        ) from None
+    return [
+        t
+        for t in toks
+        if t.type
+        not in (tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER, tokenize.INDENT, tokenize.DEDENT)
+    ]
+
+
+def _q_name(toks: list[tokenize.TokenInfo], i: int) -> tuple[str, int] | None:
+    """``Q("name")`` starting at token ``i``: the name and the index after ``)``."""
+    if (
+        i + 3 < len(toks)
+        and toks[i].type == tokenize.NAME
+        and toks[i].string == "Q"
+        and toks[i + 1].string == "("
+        and toks[i + 2].type == tokenize.STRING
+        and toks[i + 3].string == ")"
+    ):
+        try:
+            value = ast.literal_eval(toks[i + 2].string)
+        except (ValueError, SyntaxError):
+            return None
+        if isinstance(value, str):
+            return value, i + 4
+    return None
+
+
+def _referenced_columns(text: str, columns: list[str], formula: str) -> set[str]:
+    """Columns a formula side mentions (bare names and ``Q("...")``)."""
+    toks = _tokens(text, formula)
+    out = set()
+    for i, t in enumerate(toks):
+        q = _q_name(toks, i)
+        if q is not None and q[0] in columns:
+            out.add(q[0])
+        elif t.type == tokenize.NAME and t.string in columns:
+            if i > 0 and toks[i - 1].string == ".":
+                continue  # attribute, e.g. np.log
+            out.add(t.string)
+    return out
 
 
 def _quote(name: str) -> str:
-    if name.isidentifier() and not keyword.iskeyword(name) and name not in {"C", "N", "Q", "I"}:
+    if name.isidentifier() and not keyword.iskeyword(name) and name not in _FORMULA_FUNCS:
         return name
     return "Q(" + repr(name) + ")"
 
 
-def _term_name(code: str) -> str:
-    """Variable name for a term: the column for ``x``, ``C(x)``, ``N(x)``, ``Q("x")``."""
-    m = _SIMPLE.match(code)
-    inner = m.group(1).strip() if m else code
-    q = _Q.match(inner)
-    if q:
-        return q.group(2)
-    if inner.isidentifier():
-        return inner
-    return code
+def _expand_dot(rhs: str, columns: list[str], exclude: set[str], formula: str) -> str:
+    """Rewrite ``.`` as the column list and apply ``- name`` removals to it.
 
+    Removals are applied here (not by patsy) so that columns named like Python
+    keywords (``- class``) or quoted (``- Q("odd name")``) are found. A removed name
+    that is not a column raises :class:`FormulaError`.
+    """
+    toks = _tokens(rhs, formula)
+    # Where each token sits: at "formula level" (outside any function call) or not.
+    level_ok: list[bool] = []
+    stack: list[bool] = []  # True for a grouping paren, False for a call/subscript
+    prev: tokenize.TokenInfo | None = None
+    for t in toks:
+        level_ok.append(all(stack))
+        if t.type == tokenize.OP and t.string in "([{":
+            is_call = prev is not None and (
+                prev.type in (tokenize.NAME, tokenize.STRING, tokenize.NUMBER)
+                or prev.string in ")]}"
+            )
+            stack.append(t.string == "(" and not is_call)
+        elif t.type == tokenize.OP and t.string in ")]}" and stack:
+            stack.pop()
+        prev = t
 
-_MINUS = re.compile(r"-\s*(Q\((['\"])(.*?)\2\)|[A-Za-z_]\w*)(?=\s*(?:[-+)]|$))")
+    dots = []
+    for i, t in enumerate(toks):
+        if t.type != tokenize.OP or t.string != ".":
+            continue
+        before = toks[i - 1] if i > 0 else None
+        if before is not None and (before.type != tokenize.OP or before.string in ")]}"):
+            continue  # attribute access, e.g. np.log
+        if not level_ok[i]:
+            raise FormulaError(
+                f"'.' (every column) must be a term of its own in {formula!r}, not inside a "
+                f"function call; write the columns out, e.g. '~ np.log(a) + np.log(b)'."
+            )
+        dots.append(i)
 
+    # "- name" / "- Q('name')" at formula level, followed by + - ) or the end.
+    removals: list[tuple[int, int, str]] = []  # token span [start, stop) and the name
+    for i, t in enumerate(toks):
+        if not (t.type == tokenize.OP and t.string == "-" and level_ok[i]) or i + 1 >= len(toks):
+            continue
+        q = _q_name(toks, i + 1)
+        if q is not None:
+            name, stop = q
+        elif toks[i + 1].type == tokenize.NAME and toks[i + 1].string not in _FORMULA_FUNCS:
+            name, stop = toks[i + 1].string, i + 2
+        else:
+            continue
+        if stop < len(toks) and toks[stop].string not in ("+", "-", ")"):
+            continue  # "- f(x)", "- a.b", "- a:b": leave to patsy
+        if name not in columns:
+            raise FormulaError(
+                f"cannot remove {name!r} in {formula!r}: there is no such column. "
+                f"Available columns: {columns}."
+            )
+        removals.append((i, stop, name))
 
-def _expand_dot(rhs: str, columns: list[str], exclude: set[str]) -> str:
-    if not _DOT.search(rhs):
+    if not dots:
         return rhs
-    # "- name" next to a dot removes the column from the expansion itself (so that
-    # columns named like Python keywords, e.g. "class", need no quoting).
-    removed = set()
-
-    def drop(m: re.Match) -> str:
-        name = m.group(3) if m.group(3) is not None else m.group(1)
-        if name in columns:
-            removed.add(name)
-            return ""
-        return m.group(0)
-
-    rhs = _MINUS.sub(drop, rhs)
+    removed = {name for _, _, name in removals}
     cols = [c for c in columns if c not in exclude and c not in removed]
     if not cols:
-        raise FormulaError("'.' expands to no columns: the data has no column besides the response.")
+        if not columns:
+            what = " (the data has no columns)"
+        elif exclude and removed:
+            what = " after removing the response and the '- name' terms"
+        elif exclude:
+            what = " after removing the response"
+        else:
+            what = " after removing the '- name' terms"
+        raise FormulaError(
+            f"'.' in {formula!r} expands to no columns{what}. Keep at least one "
+            f"column to cluster on."
+        )
     expansion = "(" + " + ".join(_quote(c) for c in cols) + ")"
-    return _DOT.sub(lambda _: expansion, rhs)
+    # Rebuild the text from character spans (single line: columns are offsets).
+    edits: list[tuple[int, int, str]] = [
+        (toks[i].start[1], toks[i].end[1], expansion) for i in dots
+    ]
+    edits += [(toks[a].start[1], toks[b - 1].end[1], "") for a, b, _ in removals]
+    out = rhs
+    for start, end, text in sorted(edits, reverse=True):
+        out = out[:start] + text + out[end:]
+    return out
+
+
+# -------------------------------------------------------------------------- naming
+def _fix_keywords(code: str, columns: list[str]) -> str:
+    """Write columns named like Python keywords (``class``) as ``Q('class')``."""
+    try:
+        ast.parse(code, mode="eval")
+        return code
+    except SyntaxError:
+        pass
+    try:
+        toks = list(tokenize.generate_tokens(io.StringIO(code).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return code
+    out = code
+    for t in reversed(toks):
+        if t.type == tokenize.NAME and keyword.iskeyword(t.string) and t.string in columns:
+            out = out[: t.start[1]] + "Q(" + repr(t.string) + ")" + out[t.end[1] :]
+    return out
+
+
+def _term_name(code: str) -> str:
+    """Variable name for a term: the column for ``x``, ``C(x)``, ``N(x)``, ``Q("x")``.
+
+    Examples
+    --------
+    >>> [_term_name(c) for c in ["x", "C(x, levels=[1, 2])", "N(Q('a b'))", "np.log(x)"]]
+    ['x', 'x', 'a b', 'np.log(x)']
+    """
+    try:
+        node = ast.parse(code.strip(), mode="eval").body
+    except SyntaxError:
+        return code.strip()
+    src = code.strip()
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in ("C", "N")
+        and node.args
+    ):
+        inner = node.args[0]
+        src = ast.get_source_segment(code.strip(), inner) or src
+        node = inner
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "Q"
+        and len(node.args) == 1
+        and isinstance(node.args[0], ast.Constant)
+        and isinstance(node.args[0].value, str)
+    ):
+        return node.args[0].value
+    if isinstance(node, ast.Name):
+        return node.id
+    return src
+
+
+def _variable_name(code: str, columns: list[str]) -> str:
+    """:func:`_term_name` of a code that may use keyword-named columns bare."""
+    fixed = _fix_keywords(code, columns)
+    name = _term_name(fixed)
+    if fixed == code or name in columns:
+        return name
+    for c in columns:
+        if keyword.iskeyword(c):
+            name = name.replace("Q(" + repr(c) + ")", c)
+    return name
+
+
+# ----------------------------------------------------------------------- evaluation
+class _ModuleRef:
+    """A module kept by name in a stored formula namespace (picklable)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"<module {self.name}>"
+
+
+def capture_env(
+    codes: list[str], env: dict[str, Any] | None, columns: list[str] | None = None
+) -> dict[str, Any]:
+    """The part of ``env`` that the term ``codes`` use (modules kept by name).
+
+    Names of data ``columns`` are left out: the data wins over the namespace.
+    """
+    if not env:
+        return {}
+    used: set[str] = set()
+    for code in codes:
+        try:
+            tree = ast.parse(code, mode="eval")
+        except SyntaxError:
+            continue
+        used |= {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    out: dict[str, Any] = {}
+    for name in sorted(used):
+        if (
+            name in env
+            and name not in _FORMULA_FUNCS
+            and name != "__builtins__"
+            and name not in (columns or ())
+        ):
+            value = env[name]
+            out[name] = _ModuleRef(value.__name__) if isinstance(value, types.ModuleType) else value
+    return out
+
+
+def _resolve_env(env: dict[str, Any] | None) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, value in (env or {}).items():
+        out[name] = importlib.import_module(value.name) if isinstance(value, _ModuleRef) else value
+    return out
+
+
+def evaluate_terms(
+    codes: dict[str, str],
+    data: pd.DataFrame,
+    *,
+    eval_env: dict[str, Any] | None = None,
+    formula: str | None = None,
+    what: str = "data",
+) -> tuple[dict[str, pd.Series], dict[str, str], dict[str, Any]]:
+    """Evaluate term codes (name -> code) on ``data``.
+
+    Returns the columns, the forced kinds (``C()``/``N()``) and the levels fixed by
+    ``C(x, levels=...)``, all keyed by variable name. ``what`` names the data in
+    messages (``"data"`` or ``"newdata"``).
+    """
+    columns = [str(c) for c in data.columns]
+    dups = {c for c in columns if columns.count(c) > 1}
+    namespace: dict[str, Any] = {}
+    for c in data.columns:
+        name = str(c)
+        if name not in dups and name not in _FORMULA_FUNCS:
+            namespace[name] = data[c]
+    env: dict[str, Any] = {"np": np, "pd": pd, "__builtins__": builtins}
+    env.update(_resolve_env(eval_env))
+    env.update({"C": C, "N": N, "I": I, "Q": lambda name: _q(data, name, dups, what)})
+    where = f" in {formula!r}" if formula else ""
+
+    def _eval(code: str) -> Any:
+        try:
+            return eval(code, env, namespace)  # noqa: S307 - formula evaluation by design
+        except NameError as err:
+            name = getattr(err, "name", None) or str(err)
+            if name in dups:
+                raise FormulaError(
+                    f"column {name!r} appears more than once in {what}; rename the duplicates "
+                    f"so each column name is unique."
+                ) from None
+            raise FormulaError(
+                f"unknown name {name!r} in term {code!r}{where}: it is neither a column of "
+                f"{what} nor defined in the caller's namespace. Available columns: {columns}. "
+                f'Write names that are not identifiers as Q("name").'
+            ) from None
+        except FormulaError:
+            raise
+        except Exception as err:  # noqa: BLE001 - report any evaluation failure clearly
+            raise FormulaError(
+                f"cannot evaluate term {code!r}{where}: {type(err).__name__}: {err}"
+            ) from None
+
+    cols: dict[str, pd.Series] = {}
+    forced: dict[str, str] = {}
+    levels: dict[str, Any] = {}
+    for name, code in codes.items():
+        val = _eval(_fix_keywords(code, columns))
+        if isinstance(val, _Forced):
+            forced[name] = val.kind
+            if val.levels is not None:
+                levels[name] = val.levels
+            val = val.values
+        cols[name] = _as_series(val, data.index, name, code)
+    return cols, forced, levels
 
 
 def evaluate_formula(
@@ -142,6 +442,10 @@ def evaluate_formula(
     ['a', 'b']
     >>> evaluate_formula("~ np.log(a) + C(id)", df).forced
     {'id': 'categorical'}
+    >>> evaluate_formula("~ a:b", df)
+    Traceback (most recent call last):
+    ...
+    sparseclust.exceptions.FormulaError: interaction term 'a:b' in '~ a:b' is not supported: clustering selects whole variables. Create the combined column first, e.g. df['a_b'] = df['a'].astype(str) + '_' + df['b'].astype(str).
     """
     import patsy
 
@@ -149,26 +453,25 @@ def evaluate_formula(
         raise TypeError(f"formula must be a string such as '~ x1 + C(x2)'; got {formula!r}.")
     if not isinstance(data, pd.DataFrame):
         raise TypeError(
-            f"A formula needs data= as a pandas DataFrame; got {type(data).__name__}."
+            f"A formula needs data= as a pandas DataFrame; got data of type "
+            f"{type(data).__name__}. Wrap it first, e.g. data=pd.DataFrame(...)."
         )
     if "~" not in formula:
         raise FormulaError(
             f"formula {formula!r} has no '~'. Write a one-sided formula such as '~ x1 + C(x2)'."
         )
-    lhs_text, rhs_text = formula.split("~", 1)
+    text = " ".join(formula.splitlines())
+    lhs_text, rhs_text = (part.strip() for part in text.split("~", 1))
     columns = [str(c) for c in data.columns]
-    lhs_text = lhs_text.strip()
     if lhs_text and not response:
         raise FormulaError(
             f"clustering formulas are one-sided; got a left-hand side in {formula!r}. "
-            f"Use '~ {rhs_text.strip()}'."
+            f"Use '~ {rhs_text}'."
         )
-    if not rhs_text.strip():
+    if not rhs_text:
         raise FormulaError(f"formula {formula!r} has no right-hand side; use e.g. '~ .'.")
-    exclude: set[str] = set()
-    if lhs_text:
-        exclude = {_term_name(lhs_text)} | {c for c in columns if c == lhs_text}
-    rhs_text = _expand_dot(rhs_text, columns, exclude)
+    exclude = _referenced_columns(lhs_text, columns, formula) if lhs_text else set()
+    rhs_text = _expand_dot(rhs_text, columns, exclude, formula)
     try:
         desc = patsy.ModelDesc.from_formula(f"{lhs_text} ~ {rhs_text}")
     except patsy.PatsyError as err:
@@ -190,25 +493,20 @@ def evaluate_formula(
                 f"df['a_b'] = df['a'].astype(str) + '_' + df['b'].astype(str)."
             )
     if not terms:
-        raise FormulaError(f"formula {formula!r} selects no variables.")
+        raise FormulaError(
+            f"formula {formula!r} selects no variables; name at least one, e.g. '~ .'."
+        )
 
-    namespace = _namespace(data)
-    env = {"np": np, "pd": pd}
-    if eval_env:
-        env.update(eval_env)
-    env.update({"C": C, "N": N, "Q": lambda name: _q(data, name)})
-
-    def _eval(code: str) -> Any:
-        try:
-            return eval(code, env, namespace)  # noqa: S307 - formula evaluation by design
-        except NameError as err:
+    codes: dict[str, str] = {}
+    for t in terms:
+        code = t.factors[0].code
+        name = _variable_name(code, columns)
+        if name in codes:
             raise FormulaError(
-                f"{err} while evaluating {code!r}; available columns: {columns}."
-            ) from None
-        except FormulaError:
-            raise
-        except Exception as err:  # noqa: BLE001 - report any evaluation failure clearly
-            raise FormulaError(f"cannot evaluate term {code!r}: {type(err).__name__}: {err}") from None
+                f"variable {name!r} appears twice in {formula!r} (as {codes[name]!r} and "
+                f"{code!r}); keep one term per variable."
+            )
+        codes[name] = code
 
     resp = None
     resp_code = None
@@ -216,64 +514,89 @@ def evaluate_formula(
         lhs_terms = [t for t in desc.lhs_termlist if len(t.factors) > 0]
         if len(lhs_terms) != 1 or len(lhs_terms[0].factors) != 1:
             raise FormulaError(
-                f"the left-hand side of {formula!r} must be one variable (the response)."
+                f"the left-hand side of {formula!r} must be one variable (the response), "
+                f"e.g. 'y ~ .'."
             )
         resp_code = lhs_terms[0].factors[0].code
-        val = _eval(resp_code)
-        if isinstance(val, _Forced):
-            val = val.values
-        resp = _as_series(val, data.index, _term_name(resp_code))
+        resp_name = _variable_name(resp_code, columns)
+        if resp_name in codes:
+            raise FormulaError(
+                f"{resp_name!r} is both the response and a variable in {formula!r}; "
+                f"remove it from the right-hand side."
+            )
+        cols, _, _ = evaluate_terms(
+            {resp_name: resp_code}, data, eval_env=eval_env, formula=formula
+        )
+        resp = cols[resp_name]
 
-    cols: dict[str, pd.Series] = {}
-    forced: dict[str, str] = {}
-    levels: dict[str, Any] = {}
-    codes: dict[str, str] = {}
-    for t in terms:
-        code = t.factors[0].code
-        name = _term_name(code)
-        if name in cols:
-            raise FormulaError(f"variable {name!r} appears twice in {formula!r}.")
-        val = _eval(code)
-        if isinstance(val, _Forced):
-            forced[name] = val.kind
-            if val.levels is not None:
-                levels[name] = list(val.levels)
-            val = val.values
-        cols[name] = _as_series(val, data.index, name)
-        codes[name] = code
+    cols, forced, levels = evaluate_terms(codes, data, eval_env=eval_env, formula=formula)
     variables = pd.DataFrame(cols, index=data.index)
-    return ParsedFormula(formula, variables, forced, levels, resp, codes, resp_code)
+    env = capture_env([*codes.values(), *([resp_code] if resp_code else [])], eval_env, columns)
+    return ParsedFormula(formula, variables, forced, levels, resp, codes, resp_code, env)
 
 
-def _namespace(data: pd.DataFrame) -> dict[str, Any]:
-    ns: dict[str, Any] = {}
-    for c in data.columns:
-        ns[str(c)] = data[c]
-    return ns
-
-
-def _q(data: pd.DataFrame, name: str) -> pd.Series:
+def _q(data: pd.DataFrame, name: str, dups: set[str], what: str) -> pd.Series:
+    if name in dups:
+        raise FormulaError(
+            f"column {name!r} appears more than once in {what}; rename the duplicates so each "
+            f"column name is unique."
+        )
     for c in data.columns:
         if str(c) == name:
             return data[c]
-    raise FormulaError(f"Q({name!r}): no such column; available columns: {list(map(str, data.columns))}.")
+    raise FormulaError(
+        f"Q({name!r}): no such column in {what}. Available columns: "
+        f"{[str(c) for c in data.columns]}."
+    )
 
 
-def _as_series(val: Any, index: pd.Index, name: str) -> pd.Series:
+def _as_series(val: Any, index: pd.Index, name: str, code: str) -> pd.Series:
+    if isinstance(val, pd.DataFrame):
+        if val.shape[1] != 1:
+            raise FormulaError(
+                f"term {code!r} evaluates to {val.shape[1]} columns; use one term per column."
+            )
+        val = val.iloc[:, 0]
     if isinstance(val, pd.Series):
+        if len(val) != len(index):
+            raise FormulaError(
+                f"term {code!r} has length {len(val)}, but the data has {len(index)} rows."
+            )
         if not val.index.equals(index):
-            val = val.reindex(index)
+            if (
+                val.index.is_unique
+                and index.is_unique
+                and val.index.sort_values().equals(index.sort_values())
+            ):
+                val = val.reindex(index)
+            else:
+                raise FormulaError(
+                    f"term {code!r} returned a Series whose index does not match the data's "
+                    f"index; return values in the data's row order (e.g. with .to_numpy())."
+                )
         return val.rename(name)
-    if isinstance(val, pd.Categorical):
+    if isinstance(val, pd.Categorical | pd.api.extensions.ExtensionArray):
+        if len(val) != len(index):
+            raise FormulaError(
+                f"term {code!r} has length {len(val)}, but the data has {len(index)} rows."
+            )
         return pd.Series(val, index=index, name=name)
     arr = np.asarray(val)
     if arr.ndim == 0:
-        raise FormulaError(f"term {name!r} evaluates to a single value, not a column.")
+        raise FormulaError(
+            f"term {code!r} evaluates to a single value, not a column; clustering needs one "
+            f"value per row."
+        )
     if arr.ndim > 1:
         if arr.ndim == 2 and arr.shape[1] == 1:
             arr = arr[:, 0]
         else:
-            raise FormulaError(f"term {name!r} evaluates to several columns; use one term per column.")
+            raise FormulaError(
+                f"term {code!r} evaluates to an array of shape {arr.shape}; use one term per "
+                f"column."
+            )
     if len(arr) != len(index):
-        raise FormulaError(f"term {name!r} has length {len(arr)}, data has {len(index)} rows.")
+        raise FormulaError(
+            f"term {code!r} has length {len(arr)}, but the data has {len(index)} rows."
+        )
     return pd.Series(arr, index=index, name=name)
