@@ -172,6 +172,15 @@ def dpmeans_core(
     Converged when a pass changes no assignment (with ``init="random"`` not at the
     first pass, whose starting centre is not the mean of its cluster).
     """
+    # Small per-pass matrix products: a multi-threaded BLAS is slower here (measured
+    # 2x on 2 cores), so each fit runs single-threaded.
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _dpmeans_loop(X, lam, init=init, max_iter=max_iter, rng=rng)
+
+
+def _dpmeans_loop(
+    X: np.ndarray, lam: float, *, init: str, max_iter: int, rng: np.random.Generator | None
+) -> dict[str, Any]:
     n = X.shape[0]
     x_norm = np.einsum("ij,ij->i", X, X)
     if init == "mean":
@@ -526,29 +535,26 @@ def dpmeans(
             X, lam_value, init=init, max_iter=max_iter, rng=np.random.default_rng(seed)
         )
 
-    # Small per-pass matrix products: a multi-threaded BLAS is slower here (measured
-    # 2x on 2 cores), so the fits run single-threaded.
-    with threadpool_limits(limits=1, user_api="blas"):
-        calibration = None
-        if pen.method == "given":
-            lam_value, method = pen.lam, "given"
-            out = fit(lam_value)
-        elif pen.method == "farthest_first":
-            lam_value = farthest_first_core(X, pen.k, start=init, rng=np.random.default_rng(seed))
-            method = "farthest_first"
-            if not lam_value > 0:
-                raise ValueError(
-                    "the farthest-first heuristic gave lambda=0 (fewer than k distinct points); "
-                    "use a smaller k or lam=<number>."
-                )
-            out = fit(lam_value)
-        else:
-            diff = X - X.mean(axis=0)
-            hi = 4.0 * float(np.einsum("ij,ij->i", diff, diff).max()) + 1e-12
-            out, lam_value, calibration = calibrate_lambda(
-                fit, lambda r: r["centers"].shape[0], pen.k, hi=hi
+    calibration = None
+    if pen.method == "given":
+        lam_value, method = pen.lam, "given"
+        out = fit(lam_value)
+    elif pen.method == "farthest_first":
+        lam_value = farthest_first_core(X, pen.k, start=init, rng=np.random.default_rng(seed))
+        method = "farthest_first"
+        if not lam_value > 0:
+            raise ValueError(
+                "the farthest-first heuristic gave lambda=0 (fewer than k distinct points); "
+                "use a smaller k or lam=<number>."
             )
-            method = "calibrated"
+        out = fit(lam_value)
+    else:
+        diff = X - X.mean(axis=0)
+        hi = 4.0 * float(np.einsum("ij,ij->i", diff, diff).max()) + 1e-12
+        out, lam_value, calibration = calibrate_lambda(
+            fit, lambda r: r["centers"].shape[0], pen.k, hi=hi
+        )
+        method = "calibrated"
     if not out["converged"]:
         warnings.warn(
             f"DP-means did not converge in max_iter={max_iter} passes; raise max_iter.",
