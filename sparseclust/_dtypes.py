@@ -76,8 +76,8 @@ def unsupported_reason(s: pd.Series) -> str | None:
 
     Examples
     --------
-    >>> unsupported_reason(pd.Series(pd.date_range("2024-01-01", periods=2)))
-    'datetime64[us]'
+    >>> unsupported_reason(pd.Series(pd.date_range("2024-01-01", periods=2, unit="s")))
+    'datetime64[s]'
     >>> unsupported_reason(pd.Series([[1], [2]]))
     'object holding list values'
     >>> unsupported_reason(pd.Series(["a", None])) is None
@@ -150,10 +150,12 @@ def to_float(s: pd.Series, name: str, *, source: str = "numeric=") -> np.ndarray
     >>> to_float(pd.Series(["1", "two"]), "x")
     Traceback (most recent call last):
     ...
-    TypeError: Column 'x' (dtype str) cannot be read as numeric: Unable to parse string 'two' at position 1. Remove 'x' from numeric= (it is then categorical), or convert it first, e.g. df['x'] = pd.to_numeric(df['x'], errors='coerce').
+    TypeError: Column 'x' (dtype ...) cannot be read as numeric: Unable to parse string 'two' at position 1. Remove 'x' from numeric= (it is then categorical), or convert it first, e.g. df['x'] = pd.to_numeric(df['x'], errors='coerce').
     """
     s = densify(s)
     dt = s.dtype
+    parsed = s  # what pd.to_numeric reads, to locate the value it cannot read
+    codes = None  # for a category: the codes mapping rows to entries of ``parsed``
     try:
         if isinstance(dt, pd.CategoricalDtype):
             cats = dt.categories
@@ -161,8 +163,9 @@ def to_float(s: pd.Series, name: str, *, source: str = "numeric=") -> np.ndarray
             if pdt.is_numeric_dtype(cats.dtype) or pdt.is_bool_dtype(cats.dtype):
                 vals = np.asarray(cats, dtype=np.float64)
             else:
+                parsed = pd.Series(cats)
                 try:
-                    vals = pd.to_numeric(pd.Series(cats), errors="raise").to_numpy(dtype=np.float64)
+                    vals = pd.to_numeric(parsed, errors="raise").to_numpy(dtype=np.float64)
                 except (ValueError, TypeError):
                     if not dt.ordered:
                         raise
@@ -175,12 +178,14 @@ def to_float(s: pd.Series, name: str, *, source: str = "numeric=") -> np.ndarray
             return s.astype("Float64").to_numpy(dtype=np.float64, na_value=np.nan)
         if pdt.is_object_dtype(dt):
             s = s.map(lambda v: int(v) if isinstance(v, bool | np.bool_) else v)
+            parsed = s
         return (
             pd.to_numeric(s, errors="raise")
             .astype("Float64")
             .to_numpy(dtype=np.float64, na_value=np.nan)
         )
     except (ValueError, TypeError) as err:
+        problem = _parse_problem(parsed, codes) or str(err)
         if source == "newdata":
             fix = f"The fit read {name!r} as numeric; give newdata the same kind of column"
         elif source == "N()":
@@ -190,9 +195,46 @@ def to_float(s: pd.Series, name: str, *, source: str = "numeric=") -> np.ndarray
         else:
             fix = f"Pass categorical=[{name!r}] to read it as categories"
         raise TypeError(
-            f"Column {name!r} (dtype {dt}) cannot be read as numeric: {err}. {fix}, or convert "
-            f"it first, e.g. df[{name!r}] = pd.to_numeric(df[{name!r}], errors='coerce')."
+            f"Column {name!r} (dtype {dt}) cannot be read as numeric: {problem}. {fix}, or "
+            f"convert it first, e.g. df[{name!r}] = pd.to_numeric(df[{name!r}], errors='coerce')."
         ) from None
+
+
+def _parse_problem(parsed: pd.Series, codes: np.ndarray | None) -> str | None:
+    """Our own text naming the first value ``pd.to_numeric`` cannot read, or ``None``.
+
+    The text quotes the value with ``repr`` and gives its position in the column (for a
+    category: the first row holding it), so it does not depend on the pandas version.
+    """
+    found = _first_unparsable(parsed)
+    if found is None:
+        return None
+    i, value = found
+    what = f"string {value!r}" if isinstance(value, str) else f"{type(value).__name__} {value!r}"
+    if codes is None:
+        return f"Unable to parse {what} at position {i}"
+    rows = np.flatnonzero(codes == i)
+    if rows.size:
+        return f"Unable to parse {what} at position {int(rows[0])}"
+    return f"Unable to parse the category {what} (held by no row)"
+
+
+def _first_unparsable(values: pd.Series) -> tuple[int, Any] | None:
+    """Position and value of the first non-missing entry ``pd.to_numeric`` rejects."""
+    present = values.notna().to_numpy()
+    try:
+        coerced = pd.to_numeric(values, errors="coerce")
+    except (ValueError, TypeError):
+        suspects = present
+    else:
+        suspects = present & coerced.isna().to_numpy()
+    raw = values.to_numpy(dtype=object)
+    for i in np.flatnonzero(suspects):
+        try:
+            pd.to_numeric(pd.Series([raw[i]], dtype=object), errors="raise")
+        except (ValueError, TypeError):
+            return int(i), raw[i]
+    return None
 
 
 def encode_categorical(

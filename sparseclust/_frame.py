@@ -12,7 +12,7 @@ Examples
             dtype         kind    reason  n_levels  ordered
 variable
 x         float64      numeric  detected       NaN    False
-g             str  categorical  detected       2.0    False
+g             ...  categorical  detected       2.0    False
 >>> X, names, groups = t.to_numeric()
 >>> names, groups.tolist()
 (['x', 'g[a]', 'g[b]'], [0, 1, 1])

@@ -167,7 +167,12 @@ def test_n_forces_numeric(df):
     assert (row["kind"], row["reason"]) == ("numeric", "N()")
     np.testing.assert_array_equal(t.numeric[:, 0], [1.0, 2.0, 3.0, 4.0, 5.0])
     with pytest.raises(
-        TypeError, match=r"Column 'g' \(dtype str\) cannot be read as numeric.*Use C\(g\)"
+        TypeError,
+        match=re.escape(
+            f"Column 'g' (dtype {df['g'].dtype}) cannot be read as numeric: Unable to parse "
+            "string 'u' at position 0. Use C(g) or the plain column instead of N(g), or "
+            "convert it first, e.g. df['g'] = pd.to_numeric(df['g'], errors='coerce')."
+        ),
     ):
         build_table("~ N(g)", data=df)
 
