@@ -5,6 +5,7 @@ data sets in :mod:`sparseclust.datasets`, metrics in :mod:`sparseclust.metrics`.
 Importing the package is light: no pyplot, no statsmodels.api.
 """
 
+from ._craft import CraftResult, craft, craft_lambda
 from ._dpmeans import DPMeansResult, dpmeans, farthest_first_lambda
 from ._frame import ColumnTable, VariableSpec, build_table
 from ._summary import Summary
@@ -22,6 +23,7 @@ __all__ = [
     "CalibrationWarning",
     "ColumnTable",
     "ConvergenceWarning",
+    "CraftResult",
     "DPMeansResult",
     "DataWarning",
     "FormulaError",
@@ -30,6 +32,8 @@ __all__ = [
     "VariableSpec",
     "__version__",
     "build_table",
+    "craft",
+    "craft_lambda",
     "dpmeans",
     "farthest_first_lambda",
 ]

@@ -1,0 +1,860 @@
+"""CRAFT: cluster-specific assorted feature selection (public front and result)."""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+
+from . import _craft_core as core
+from ._format import call_string, fmt
+from ._frame import ColumnTable, build_table, transform_like
+from ._lambda import calibrate_lambda, resolve_penalty
+from ._results import ClusterResult, labels_series
+from ._validation import (
+    as_rng,
+    check_bool,
+    check_choice,
+    check_int,
+    check_number,
+    user_stacklevel,
+)
+from .exceptions import CalibrationWarning, ConvergenceWarning
+
+__all__ = ["CraftResult", "craft", "craft_lambda"]
+
+
+# ------------------------------------------------------------------------ helpers
+def default_rho(m: float) -> float:
+    """The paper's default ``max(0.01, m(1-m) - 0.01)``, kept inside ``(0, m(1-m))``."""
+    rho = max(0.01, m * (1 - m) - 0.01)
+    return rho if rho < m * (1 - m) else m * (1 - m) / 2
+
+
+def _check_m_rho(m: Any, rho: Any) -> tuple[float, float]:
+    m = check_number("m", m, min=0, max=1, min_inclusive=False, max_inclusive=False)
+    if rho is None:
+        return m, default_rho(m)
+    rho = check_number("rho", rho)
+    if not 0 < rho < m * (1 - m):
+        raise ValueError(
+            f"rho must be in (0, m(1-m)) = (0, {m * (1 - m):.6g}) for m={m:g}; got rho={rho:g}. "
+            "Values near m(1-m) give cluster-specific selection, near 0 global selection; "
+            "leave rho=None for the paper's default max(0.01, m(1-m) - 0.01)."
+        )
+    return m, rho
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    table: ColumnTable
+    data: core.CraftData
+    center: np.ndarray | None
+    scale: np.ndarray | None
+
+
+def _prepare(table: ColumnTable, scale: bool, alpha: float) -> _Prepared:
+    num = table.numeric.copy()
+    center = sd = None
+    if scale and num.shape[1]:
+        center = np.nanmean(num, axis=0)
+        sd = np.nanstd(num, axis=0, ddof=1)
+        sd = np.where(sd > 0, sd, 1.0)
+        num = (num - center) / sd
+    n_levels = [len(table.levels[c]) for c in table.categorical_names]
+    return _Prepared(table, core.prepare(num, table.codes, n_levels, alpha=alpha), center, sd)
+
+
+def _singleton_selection(data: core.CraftData, i: int, m: float) -> np.ndarray:
+    """Features a singleton at point ``i`` uses in the farthest-first heuristic.
+
+    Fixed budget: the categorical features whose level at ``i`` is rarest globally
+    (largest ``G_d - G_kd``), and the numeric features where ``i`` lies farthest from
+    the global mean in global-sd units (a singleton has no spread to rank by).
+    """
+    P, Q = data.P, data.Q
+    v = np.zeros(P + Q, dtype=bool)
+    if P:
+        z = np.abs(data.X0[i] - data.col_mean) / np.where(data.col_sd > 0, data.col_sd, 1.0)
+        if data.M is not None:
+            z = np.where(data.M[i] > 0, z, -1.0)
+        n_sel = min(P, max(1, core.round_half_up(m * P)))
+        v[np.argsort(-z, kind="stable")[:n_sel]] = True
+    if Q:
+        st = core.singleton(data, i, v)
+        score = core.category_scores(data, st)[0]
+        n_sel = min(Q, max(1, core.round_half_up(m * Q)))
+        v[P + np.argsort(-score, kind="stable")[:n_sel]] = True
+    return v
+
+
+def _farthest_first(
+    data: core.CraftData, k: int, m: float, F_delta: float, rng: np.random.Generator
+) -> float:
+    first = int(rng.integers(data.n))
+    st = core.singleton(data, first, _singleton_selection(data, first, m))
+    dmin = core.costs(data, st, F_delta)[:, 0]
+    dmin[first] = -np.inf
+    lam = np.nan
+    for _ in range(k):
+        i = int(np.argmax(dmin))
+        lam = float(dmin[i])
+        st = core.singleton(data, i, _singleton_selection(data, i, m))
+        np.minimum(dmin, core.costs(data, st, F_delta)[:, 0], out=dmin)
+        dmin[i] = -np.inf
+    return lam
+
+
+# ------------------------------------------------------------------------- result
+@dataclass(frozen=True, eq=False, repr=False, kw_only=True)
+class CraftResult(ClusterResult):
+    """Result of :func:`craft`.
+
+    Attributes
+    ----------
+    labels : Series (Int64)
+        0-based clusters on the input index (``<NA>`` for rows dropped).
+    selected : DataFrame of bool
+        One row per cluster, one column per input variable: feature selected for
+        the cluster (the paper's v).
+    centers : DataFrame
+        Numeric cluster means in the data's own units (clusters x numeric variables).
+    sds : DataFrame
+        Numeric within-cluster standard deviations (own units; the sigma used,
+        floors included).
+    level_shares : DataFrame
+        Categorical level shares per cluster (smoothed), columns ``(variable, level)``.
+    lam, m, rho, F0, F_delta : float
+        Penalty and prior constants.
+    lam_method : str
+        ``"given"``, ``"calibrated"``, ``"farthest_first"`` or ``"gap"``.
+    k : int or None
+        The number of clusters asked for (or chosen by the gap statistic).
+    objective : ndarray
+        The CRAFT objective after every pass (the asymptotic objective of the paper).
+    neg_loglik : float
+        Negative log-likelihood with Gaussian normalisers (the restart criterion).
+    budget, eps_c, eps_v : selection settings.
+    restarts : DataFrame
+        One row per restart: seed index, lambda, clusters, n_iter, converged, criterion.
+    calibration : DataFrame or None
+        (lam, n_clusters) of every fit tried while calibrating the chosen restart.
+    k_selection : DataFrame or None
+        The gap statistic table when the number of clusters was chosen automatically.
+    """
+
+    selected: pd.DataFrame
+    centers: pd.DataFrame
+    sds: pd.DataFrame
+    level_shares: pd.DataFrame
+    lam: float
+    lam_method: str
+    k: int | None
+    m: float
+    rho: float
+    F0: float
+    F_delta: float
+    objective: np.ndarray
+    neg_loglik: float
+    budget: str
+    eps_c: float | None
+    eps_v: float | None
+    scale: bool
+    restarts: pd.DataFrame
+    calibration: pd.DataFrame | None = None
+    k_selection: pd.DataFrame | None = None
+    _state: Any = None
+    _prep: Any = None
+
+    method_name: ClassVar[str] = "CRAFT"
+    plot_hint: ClassVar[str] = ".plot_subspaces() for the selected features"
+
+    @property
+    def objective_path(self) -> np.ndarray:
+        """Alias of ``objective`` (the trace)."""
+        return self.objective
+
+    def _headline(self) -> str:
+        return (
+            f"CRAFT (m={fmt(self.m)}, lambda={fmt(self.lam)}, {self.lam_method}, "
+            f"{self.budget} budget) with {self.n_clusters} clusters"
+        )
+
+    def _detail_lines(self) -> list[str]:
+        sel = self.selected
+        lines = [
+            f"Features selected per cluster: {', '.join(str(int(s)) for s in sel.sum(axis=1))} "
+            f"of {sel.shape[1]}"
+        ]
+        for k in range(min(len(sel), 6)):
+            names = list(sel.columns[sel.iloc[k].to_numpy()])
+            shown = ", ".join(names[:8]) + (", ..." if len(names) > 8 else "")
+            lines.append(f"  cluster {k}: {shown}")
+        if len(sel) > 6:
+            lines.append(f"  ... {len(sel) - 6} more clusters")
+        if self.k is not None and self.k != self.n_clusters:
+            lines.append(f"Asked for k={self.k}; got {self.n_clusters} clusters.")
+        return lines
+
+    @cached_property
+    def selection_frequency(self) -> pd.Series:
+        """Share of clusters that select each variable, highest first."""
+        return (
+            self.selected.mean(axis=0)
+            .sort_values(ascending=False, kind="stable")
+            .rename("share_of_clusters")
+        )
+
+    def _summary_tables(self) -> dict[str, pd.DataFrame]:
+        clusters = pd.DataFrame(
+            {"size": self.sizes, "n_selected": self.selected.sum(axis=1).to_numpy()}
+        )
+        params = pd.DataFrame(
+            {
+                "value": [
+                    fmt(self.lam, 6),
+                    self.lam_method,
+                    self.k,
+                    fmt(self.m),
+                    fmt(self.rho),
+                    fmt(self.F0, 6),
+                    fmt(self.F_delta, 6),
+                    self.budget,
+                    self.eps_c,
+                    self.eps_v,
+                    self.scale,
+                    fmt(self.objective[-1], 6),
+                    fmt(self.neg_loglik, 6),
+                    self.n_iter,
+                    self.converged,
+                    len(self.restarts),
+                ]
+            },
+            index=[
+                "lambda",
+                "lambda set by",
+                "k",
+                "m",
+                "rho",
+                "F0",
+                "F_delta",
+                "budget",
+                "eps_c",
+                "eps_v",
+                "scale",
+                "objective",
+                "neg. log-lik",
+                "iterations",
+                "converged",
+                "restarts",
+            ],
+        )
+        freq = self.selection_frequency.to_frame()
+        tables = {
+            "clusters": clusters,
+            "parameters": params,
+            "selection_frequency": freq,
+            "selected": self.selected.astype(int),
+        }
+        if self.table is not None:
+            tables["selected_profiles"] = self.selected_profiles()
+        if self.k_selection is not None:
+            tables["k_selection"] = self.k_selection
+        return tables
+
+    def selected_profiles(self) -> pd.DataFrame:
+        """Profiles (as :meth:`profiles`) with cells of unselected features blanked (NaN)."""
+        prof = self.profiles()
+        out = prof.copy()
+        for k in self.selected.index:
+            mask = ~self.selected.loc[k]
+            unselected = [v for v in mask.index[mask.to_numpy()]]
+            if unselected:
+                rows = prof.index.get_level_values(0).isin(unselected)
+                out.loc[rows, k] = np.nan
+        return out
+
+    def _notes(self) -> list[str]:
+        notes = super()._notes()
+        if self.scale and self.variables.numeric_names:
+            notes.append(
+                "Numeric variables were standardised (mean 0, sd 1) before clustering; "
+                "centres and sds are reported in the original units."
+            )
+        if self.table is not None and self.table.missing == "native":
+            notes.append(
+                "Missing cells were handled natively: they add nothing to a point's "
+                "cost and are left out of the cluster statistics."
+            )
+        notes.append(
+            "Restarts are compared by the model's negative log-likelihood with the "
+            "Gaussian normalisers kept (see craft() Notes)."
+        )
+        return notes
+
+    def predict(self, newdata: Any, *, missing: str = "native") -> pd.Series:
+        """Assign new rows to the fitted clusters by the CAF cost (no new clusters).
+
+        Missing cells contribute nothing (``missing="native"``, default) or rows with
+        them are dropped (``"drop"``) or rejected (``"raise"``).
+        """
+        check_choice("missing", missing, ["native", "drop", "raise"])
+        t = transform_like(self.variables, newdata, missing=missing)
+        prep: _Prepared = self._prep
+        num = t.numeric
+        if prep.center is not None:
+            num = (num - prep.center) / prep.scale
+        d = prep.data
+        new = core.prepare(num, t.codes, list(d.L), alpha=d.alpha)
+        # global level shares and column statistics are the training ones
+        new = core.CraftData(
+            new.n,
+            d.P,
+            d.Q,
+            new.X0,
+            new.X0sq,
+            new.M,
+            d.col_mean,
+            d.col_sd,
+            new.onehot,
+            d.L,
+            d.level_q,
+            d.level_sum,
+            new.codes,
+            d.offsets,
+            d.log_eta0,
+            -(new.onehot @ d.log_eta0) if d.Q else np.zeros(new.n),
+            d.alpha,
+        )
+        D = core.costs(new, self._state, self.F_delta)
+        return labels_series(t, D.argmin(axis=1))
+
+    def plot_subspaces(self, truth: pd.DataFrame | None = None, **kwargs: Any) -> Any:
+        """The clusters x features selection matrix (paper Figs. 2-4), beside ``truth`` if given."""
+        from . import plotting
+
+        return plotting.plot_subspaces(self.selected, truth, **kwargs)
+
+    def plot_profiles(self, ax: Any = None, **kwargs: Any) -> Any:
+        """Heatmap of the cluster profiles."""
+        from . import plotting
+
+        return plotting.plot_profiles(self, ax=ax, **kwargs)
+
+    def plot_objective(self, ax: Any = None, **kwargs: Any) -> Any:
+        """The objective after each pass."""
+        from . import plotting
+
+        return plotting.plot_objective(self, ax=ax, **kwargs)
+
+    def plot_k_selection(self, ax: Any = None, **kwargs: Any) -> Any:
+        """The gap statistic against the number of clusters (automatic choice of K)."""
+        if self.k_selection is None:
+            raise ValueError(
+                "the number of clusters was not chosen automatically "
+                "(call craft() without k= and lam= to get the gap curve)."
+            )
+        from . import plotting
+
+        return plotting.plot_k_selection(self.k_selection, ax=ax, **kwargs)
+
+
+# ------------------------------------------------------------------------- public
+def craft_lambda(
+    x: Any = None,
+    /,
+    *,
+    k: int,
+    data: Any = None,
+    m: float = 0.5,
+    rho: float | None = None,
+    categorical: Any = None,
+    numeric: Any = None,
+    scale: bool = True,
+    missing: str = "native",
+    alpha: float = 0.01,
+    rng: Any = None,
+) -> float:
+    """The CRAFT paper's farthest-first heuristic for lambda (section 4).
+
+    T starts with one random point; ``k`` times the point whose smallest CRAFT cost
+    to a member of T is largest is added; lambda is that cost of the last point
+    added. Each member of T is a singleton cluster (centre the point, sigma = 1,
+    smoothed one-hot level shares) using the fixed-budget number of features: the
+    categorical ones where its level is rarest, the numeric ones where it is
+    farthest from the global mean (a singleton has no spread to rank by). Using all
+    features instead collapses Monk-3 and scaled Wine to one cluster.
+
+    Examples
+    --------
+    >>> from sparseclust.datasets import load_wine
+    >>> wine = load_wine()
+    >>> lam = craft_lambda("~ . - class", data=wine, k=3, rng=0)
+    >>> lam > 0
+    True
+    """
+    m, rho = _check_m_rho(m, rho)
+    k = check_int("k", k, min=1)
+    table = build_table(
+        x,
+        data=data,
+        categorical=categorical,
+        numeric=numeric,
+        missing=missing,
+        missing_choices=("native", "drop", "raise"),
+        min_rows=k + 1,
+    )
+    prep = _prepare(
+        table, check_bool("scale", scale), check_number("alpha", alpha, min=0, min_inclusive=False)
+    )
+    consts = core.craft_constants(m, rho)
+    return _farthest_first(prep.data, k, m, consts["F_delta"], as_rng(rng))
+
+
+def craft(
+    x: Any = None,
+    /,
+    *,
+    data: Any = None,
+    m: float = 0.5,
+    lam: float | str | None = None,
+    k: int | None = None,
+    rho: float | None = None,
+    budget: str = "fixed",
+    eps_c: float | None = None,
+    eps_v: float | None = None,
+    categorical: Any = None,
+    numeric: Any = None,
+    scale: bool = True,
+    missing: str = "native",
+    alpha: float = 0.01,
+    sigma_floor: float = 0.05,
+    n_init: int = 10,
+    max_iter: int = 100,
+    shuffle: bool = False,
+    k_max: int = 8,
+    n_refs: int = 5,
+    n_jobs: int | None = None,
+    keep_data: bool = True,
+    rng: Any = None,
+) -> CraftResult:
+    """CRAFT clustering with cluster-specific feature selection (Garg, Rudin & Jaakkola 2016).
+
+    Parameters
+    ----------
+    x : DataFrame, 2-D array or formula string
+        The data (numeric and categorical columns, detected by dtype), or a formula
+        such as ``"~ . - id"`` with ``data=``.
+    m : float in (0, 1)
+        Fraction of features selected per cluster (fixed budget), the prior mean of
+        the selection probabilities.
+    lam : float, "farthest_first" or None
+        Penalty for a new cluster. With ``k`` alone lambda is calibrated so that the
+        converged clustering has exactly ``k`` clusters (bisection); with
+        ``lam="farthest_first", k=`` the paper's heuristic (:func:`craft_lambda`).
+        With neither, the number of clusters is chosen by the gap statistic.
+    k : int, optional
+        Number of clusters wanted.
+    rho : float in (0, m(1-m)), optional
+        Prior variance of the selection probabilities: near ``m(1-m)`` cluster-specific
+        selection, near 0 global selection. Default ``max(0.01, m(1-m) - 0.01)``.
+    budget : {"fixed", "approximate"}
+        Fixed: ``round(m |Num|)`` numeric and ``round(m |Cat|)`` categorical features
+        per cluster (halves rounded up, at least one of each type present).
+        Approximate: categorical features with ``G_d - G_kd > eps_c G_d`` and numeric
+        ones with variance below ``eps_v``.
+    eps_c : float in (0, 1), default 0.8 (approximate budget).
+    eps_v : float > 0, default half the median variance of the numeric columns in the
+        units clustered (0.5 when ``scale=True``; the paper's 4-6 on its raw data).
+    categorical, numeric : list of str, optional
+        Override detected kinds.
+    scale : bool, default True
+        Standardise numeric columns (real data in different units need it; the
+        paper's synthetic numeric designs use ``scale=False``).
+    missing : {"native", "drop", "raise"}
+        ``"native"``: a missing cell adds nothing to the point's cost and is left out
+        of the cluster statistics (rows are kept).
+    alpha : float > 0
+        Pseudo-count added to every level count of a cluster's level shares (so a
+        level unseen in a cluster has a finite cost); also used for the global shares.
+    sigma_floor : float >= 0
+        A cluster's sd is at least ``sigma_floor`` times the feature's global sd
+        (clusters under two points use sigma = 1, the paper's value for a new cluster).
+    n_init : int
+        Independent restarts (random start and Bernoulli draws); the one with the
+        lowest negative log-likelihood among those with the wanted number of
+        clusters is kept.
+    max_iter : int
+        Cap on passes per run (``ConvergenceWarning`` when hit).
+    shuffle : bool
+        Visit points in a fresh random order each pass (default: data order).
+    k_max, n_refs : int
+        Range of K and number of permutation reference data sets for the gap statistic.
+    n_jobs : int, optional
+        Parallel restarts with joblib.
+    keep_data : bool
+        Keep the typed data on the result (profiles, summaries).
+    rng : None, int or Generator
+
+    Returns
+    -------
+    CraftResult
+
+    Notes
+    -----
+    Algorithm 1 with the CAF routine: one cluster centred at a random point with
+    ``v ~ Bernoulli(m)^D``; each pass visits the points in order and a point whose
+    smallest cost exceeds ``lambda + D F0`` opens a cluster centred on itself with
+    sigma = 1 and ``v_d ~ Bernoulli(mean_j (a0 + v_jd) / (a0 + b0))``; then empty
+    clusters are dropped, means, sds (ddof=0) and level shares updated, and the
+    features re-selected. Until no assignment changes. The costs are computed for all
+    points at once; only points that would open a cluster are walked in order.
+
+    Choices the paper leaves open: level shares smoothed with ``alpha`` (0.01;
+    larger values merged Monk-3 into one cluster); sd floored relative to the
+    feature's global sd; fixed-budget counts rounded half up; restarts compared by
+    the negative log-likelihood with Gaussian normalisers, because the asymptotic
+    numeric discrepancy is ``n_k / 2`` per selected feature for every partition.
+
+    Examples
+    --------
+    >>> from sparseclust import craft
+    >>> from sparseclust.datasets import load_wine
+    >>> wine = load_wine()
+    >>> fit = craft("~ . - class", data=wine, m=0.5, k=3, rng=0)
+    >>> fit.n_clusters
+    3
+    >>> fit.selected.shape
+    (3, 13)
+    """
+    call = call_string(craft, locals())
+    m, rho = _check_m_rho(m, rho)
+    check_choice("budget", budget, ["fixed", "approximate"])
+    scale = check_bool("scale", scale)
+    keep_data = check_bool("keep_data", keep_data)
+    shuffle = check_bool("shuffle", shuffle)
+    alpha = check_number("alpha", alpha, min=0, min_inclusive=False)
+    sigma_floor = check_number("sigma_floor", sigma_floor, min=0)
+    n_init = check_int("n_init", n_init, min=1)
+    max_iter = check_int("max_iter", max_iter, min=1)
+    k_max = check_int("k_max", k_max, min=2)
+    n_refs = check_int("n_refs", n_refs, min=1)
+    generator = as_rng(rng)
+    table = build_table(
+        x,
+        data=data,
+        categorical=categorical,
+        numeric=numeric,
+        missing=missing,
+        missing_choices=("native", "drop", "raise"),
+        min_rows=2,
+    )
+    if budget == "approximate":
+        eps_c = (
+            0.8
+            if eps_c is None
+            else check_number(
+                "eps_c", eps_c, min=0, max=1, min_inclusive=False, max_inclusive=False
+            )
+        )
+    elif eps_c is not None or eps_v is not None:
+        raise ValueError("eps_c / eps_v apply to budget='approximate'; got budget='fixed'.")
+    pen = resolve_penalty(lam, k, n_obs=table.n_obs, func="craft", allow_none=True)
+    prep = _prepare(table, scale, alpha)
+    d = prep.data
+    if budget == "approximate":
+        if eps_v is None:
+            var = d.col_sd**2 if d.P else np.ones(1)
+            eps_v = 0.5 * float(np.median(var)) if d.P else 0.5
+        else:
+            eps_v = check_number("eps_v", eps_v, min=0, min_inclusive=False)
+    consts = core.craft_constants(m, rho)
+    settings = dict(
+        m=m,
+        rho=rho,
+        budget=budget,
+        eps_c=eps_c,
+        eps_v=eps_v,
+        sigma_floor=sigma_floor,
+        max_iter=max_iter,
+        shuffle=shuffle,
+    )
+    seeds = np.random.SeedSequence(int(generator.integers(2**63 - 1))).spawn(n_init)
+
+    k_selection = None
+    calibration = None
+    if pen.method == "auto":
+        k_wanted, k_selection = _gap_select(
+            prep,
+            settings,
+            consts,
+            k_max=min(k_max, table.n_obs),
+            n_refs=n_refs,
+            seed=seeds[0],
+            n_jobs=n_jobs,
+        )
+        runs = _calibrated_runs(d, settings, consts, k_wanted, seeds, n_jobs)
+        method = "gap"
+    elif pen.method == "calibrate":
+        k_wanted = pen.k
+        runs = _calibrated_runs(d, settings, consts, k_wanted, seeds, n_jobs)
+        method = "calibrated"
+    else:
+        k_wanted = pen.k
+        if pen.method == "farthest_first":
+            lam_value = _farthest_first(
+                d, pen.k, m, consts["F_delta"], np.random.default_rng(seeds[0])
+            )
+            method = "farthest_first"
+        else:
+            lam_value, method = pen.lam, "given"
+        runs = _parallel(n_jobs, [(_fixed_run, (d, settings, lam_value, s)) for s in seeds])
+
+    best = _choose(runs, k_wanted if pen.method != "given" else None, d, consts)
+    if k_wanted is not None and best["state"].K != k_wanted:
+        warnings.warn(
+            f"no restart reached k={k_wanted} clusters; returning the best run with "
+            f"{best['state'].K} clusters.",
+            CalibrationWarning,
+            stacklevel=user_stacklevel(),
+        )
+    if not best["converged"]:
+        warnings.warn(
+            f"CRAFT did not converge in max_iter={max_iter} passes; raise max_iter.",
+            ConvergenceWarning,
+            stacklevel=user_stacklevel(),
+        )
+    calibration = best.get("calibration")
+    return _result(
+        best,
+        runs,
+        prep,
+        call=call,
+        method=method,
+        k=k_wanted,
+        consts=consts,
+        settings=settings,
+        scale=scale,
+        keep_data=keep_data,
+        k_selection=k_selection,
+        calibration=calibration,
+    )
+
+
+# ---------------------------------------------------------------- runs & choosing
+def _fixed_run(d, settings, lam, seed) -> dict:
+    out = core.craft_fit(d, lam, rng=np.random.default_rng(seed), **settings)
+    out["lam"] = lam
+    out["nll"] = core.neg_loglik(d, out["state"], out["labels"])
+    return out
+
+
+def _calibrated_run(d, settings, k, seed, hi) -> dict:
+    def fit(lam):
+        return core.craft_fit(d, lam, rng=np.random.default_rng(seed), **settings)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CalibrationWarning)
+        out, lam, trace = calibrate_lambda(fit, lambda r: r["state"].K, k, hi=hi, max_fits=40)
+    out["lam"] = lam
+    out["calibration"] = trace
+    out["nll"] = core.neg_loglik(d, out["state"], out["labels"])
+    return out
+
+
+def _lambda_hi(d: core.CraftData, consts: dict) -> float:
+    """A lambda large enough for one cluster: the largest cost of a point to the
+    global cluster with every feature selected, plus margin."""
+    labels = np.zeros(d.n, dtype=np.int64)
+    st, _ = core.update(d, labels, 1, np.ones((1, d.P + d.Q), dtype=bool), 0.05)
+    return float(core.costs(d, st, consts["F_delta"]).max()) * 2.0 + 1.0
+
+
+def _calibrated_runs(d, settings, consts, k, seeds, n_jobs) -> list[dict]:
+    hi = _lambda_hi(d, consts)
+    first = _calibrated_run(d, settings, k, seeds[0], hi)
+    rest = [(_calibrated_run, (d, settings, k, s, 2.0 * first["lam"])) for s in seeds[1:]]
+    return [first, *_parallel(n_jobs, rest)]
+
+
+def _parallel(n_jobs, tasks) -> list:
+    if not tasks:
+        return []
+    if n_jobs in (None, 1) or len(tasks) == 1:
+        return [f(*a) for f, a in tasks]
+    from joblib import Parallel, delayed
+
+    return Parallel(n_jobs=n_jobs)(delayed(f)(*a) for f, a in tasks)
+
+
+def _criterion(run: dict, consts: dict, d: core.CraftData) -> float:
+    st = run["state"]
+    return (
+        run["nll"]
+        + (run["lam"] + (d.P + d.Q) * consts["F0"]) * st.K
+        + consts["F_delta"] * float(st.v.sum())
+    )
+
+
+def _choose(runs: list[dict], k: int | None, d, consts) -> dict:
+    pool = [r for r in runs if k is None or r["state"].K == k] or runs
+    if k is not None and pool is runs:
+        pool = sorted(runs, key=lambda r: abs(r["state"].K - k))
+        pool = [r for r in pool if abs(r["state"].K - k) == abs(pool[0]["state"].K - k)]
+    key = (lambda r: r["nll"]) if k is not None else (lambda r: _criterion(r, consts, d))
+    return min(pool, key=key)
+
+
+# -------------------------------------------------------------------- gap statistic
+def _gap_select(prep: _Prepared, settings, consts, *, k_max, n_refs, seed, n_jobs):
+    """Choose K by the gap statistic on the negative log-likelihood.
+
+    For K = 1..k_max: the model's negative log-likelihood NLL_K of the calibrated
+    fit (lambda bisected to give K clusters) on the data, and NLL*_bK on ``n_refs``
+    reference data sets made by permuting every column independently (which keeps
+    each variable's distribution, missing cells included, and destroys clusters, as
+    sparcl's permutation tuning does). Gap(K) = (mean_b NLL*_bK - NLL_K) / n, with
+    s_K = sd_b(NLL*_bK / n) sqrt(1 + 1/B). K is the smallest with
+    Gap(K) >= Gap(K+1) - s_{K+1} (Tibshirani, Walther & Hastie 2001).
+    """
+    d = prep.data
+    ref_seeds = seed.spawn(n_refs + 1)
+    ks = list(range(1, k_max + 1))
+
+    def curve(dd: core.CraftData, fit_seed) -> np.ndarray:
+        hi = _lambda_hi(dd, consts)
+        vals = np.full(len(ks), np.nan)
+        for j, kk in enumerate(ks):
+            r = _calibrated_run(dd, settings, kk, fit_seed, hi)
+            vals[j] = r["nll"] if r["state"].K == kk else np.nan
+            hi = r["lam"] * 1.5
+        return vals
+
+    obs = curve(d, ref_seeds[0])
+    refs = _parallel(n_jobs, [(_ref_curve, (prep, settings, consts, ks, s)) for s in ref_seeds[1:]])
+    R = np.vstack(refs) / d.n
+    ref_mean = np.nanmean(R, axis=0)
+    ref_sd = np.nanstd(R, axis=0) * np.sqrt(1 + 1 / n_refs)
+    gap = ref_mean - obs / d.n
+    chosen = ks[-1]
+    for j in range(len(ks) - 1):
+        if np.isfinite(gap[j]) and np.isfinite(gap[j + 1]) and gap[j] >= gap[j + 1] - ref_sd[j + 1]:
+            chosen = ks[j]
+            break
+    table = pd.DataFrame(
+        {
+            "k": ks,
+            "nll": obs,
+            "ref_nll": ref_mean * d.n,
+            "gap": gap,
+            "sd_gap": ref_sd,
+            "chosen": [kk == chosen for kk in ks],
+        }
+    )
+    return chosen, table
+
+
+def _ref_curve(prep: _Prepared, settings, consts, ks, seed) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    t = prep.data
+    num = np.where(t.M.astype(bool), t.X0, np.nan) if t.M is not None else t.X0.copy()
+    num = np.column_stack([rng.permutation(num[:, j]) for j in range(t.P)]) if t.P else num
+    codes = (
+        np.column_stack([rng.permutation(t.codes[:, j]) for j in range(t.Q)]) if t.Q else t.codes
+    )
+    dd = core.prepare(num.reshape(t.n, t.P), codes.reshape(t.n, t.Q), list(t.L), alpha=t.alpha)
+    hi = _lambda_hi(dd, consts)
+    vals = np.full(len(ks), np.nan)
+    for j, kk in enumerate(ks):
+        r = _calibrated_run(dd, settings, kk, seed, hi)
+        vals[j] = r["nll"] if r["state"].K == kk else np.nan
+        hi = r["lam"] * 1.5
+    return vals
+
+
+# ------------------------------------------------------------------------- result
+def _result(
+    best,
+    runs,
+    prep: _Prepared,
+    *,
+    call,
+    method,
+    k,
+    consts,
+    settings,
+    scale,
+    keep_data,
+    k_selection,
+    calibration,
+) -> CraftResult:
+    table = prep.table
+    st: core.State = best["state"]
+    K = st.K
+    idx = pd.Index(range(K), name="cluster")
+    spec = table.spec
+    internal = table.numeric_names + table.categorical_names
+    v = pd.DataFrame(st.v, index=idx, columns=internal)[spec.names]
+    P = len(table.numeric_names)
+    zeta, sigma = st.zeta.copy(), st.sigma.copy()
+    if prep.center is not None:
+        zeta = zeta * prep.scale + prep.center
+        sigma = sigma * prep.scale
+    centers = pd.DataFrame(zeta, index=idx, columns=table.numeric_names)
+    sds = pd.DataFrame(sigma, index=idx, columns=table.numeric_names)
+    cols = (
+        pd.MultiIndex.from_tuples(
+            [(c, str(lv)) for c in table.categorical_names for lv in table.levels[c]],
+            names=["variable", "level"],
+        )
+        if table.categorical_names
+        else pd.MultiIndex.from_tuples([], names=["variable", "level"])
+    )
+    shares = pd.DataFrame(np.exp(st.log_eta), index=idx, columns=cols)
+    restarts = pd.DataFrame(
+        {
+            "lam": [r["lam"] for r in runs],
+            "n_clusters": [r["state"].K for r in runs],
+            "n_iter": [r["n_iter"] for r in runs],
+            "converged": [r["converged"] for r in runs],
+            "neg_loglik": [r["nll"] for r in runs],
+            "chosen": [r is best for r in runs],
+        },
+        index=pd.Index(range(len(runs)), name="restart"),
+    )
+    del P
+    return CraftResult(
+        labels=labels_series(table, best["labels"]),
+        n_iter=best["n_iter"],
+        converged=best["converged"],
+        call=call,
+        params={**settings, "lam": best["lam"], "k": k},
+        variables=spec,
+        table=table if keep_data else None,
+        selected=v,
+        centers=centers,
+        sds=sds,
+        level_shares=shares,
+        lam=float(best["lam"]),
+        lam_method=method,
+        k=k,
+        m=settings["m"],
+        rho=settings["rho"],
+        F0=consts["F0"],
+        F_delta=consts["F_delta"],
+        objective=best["objective"],
+        neg_loglik=float(best["nll"]),
+        budget=settings["budget"],
+        eps_c=settings["eps_c"],
+        eps_v=settings["eps_v"],
+        scale=scale,
+        restarts=restarts,
+        calibration=calibration,
+        k_selection=k_selection,
+        _state=st,
+        _prep=prep,
+    )
