@@ -653,16 +653,25 @@ def _fixed_run(d, settings, lam, seed) -> dict:
     return out
 
 
-def _calibrated_run(d, settings, k, seed, hi) -> dict:
+def _calibrated_run(d, settings, k, seed, hi, max_fits=40) -> dict:
     def fit(lam):
         return core.craft_fit(d, lam, rng=np.random.default_rng(seed), **settings)
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", CalibrationWarning)
-        out, lam, trace = calibrate_lambda(fit, lambda r: r["state"].K, k, hi=hi, max_fits=40)
+        out, lam, trace = calibrate_lambda(fit, lambda r: r["state"].K, k, hi=hi, max_fits=max_fits)
     out["lam"] = lam
     out["calibration"] = trace
     out["nll"] = core.neg_loglik(d, out["state"], out["labels"])
+    return out
+
+
+def _restart_at(d, settings, k, seed, lam) -> dict:
+    """A restart at the first restart's calibrated lambda; re-calibrated briefly
+    (at most 12 fits) only when it lands on another number of clusters."""
+    out = _fixed_run(d, settings, lam, seed)
+    if out["state"].K != k:
+        out = _calibrated_run(d, settings, k, seed, 2.0 * lam, max_fits=12)
     return out
 
 
@@ -677,7 +686,7 @@ def _lambda_hi(d: core.CraftData, consts: dict) -> float:
 def _calibrated_runs(d, settings, consts, k, seeds, n_jobs) -> list[dict]:
     hi = _lambda_hi(d, consts)
     first = _calibrated_run(d, settings, k, seeds[0], hi)
-    rest = [(_calibrated_run, (d, settings, k, s, 2.0 * first["lam"])) for s in seeds[1:]]
+    rest = [(_restart_at, (d, settings, k, s, first["lam"])) for s in seeds[1:]]
     return [first, *_parallel(n_jobs, rest)]
 
 

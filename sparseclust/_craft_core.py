@@ -133,7 +133,13 @@ class State:
         return self.v.shape[0]
 
 
-def costs(data: CraftData, st: State, F_delta: float, rows: np.ndarray | None = None) -> np.ndarray:
+def costs(
+    data: CraftData,
+    st: State,
+    F_delta: float,
+    rows: np.ndarray | None = None,
+    sigma_override: float | None = None,
+) -> np.ndarray:
     """CAF costs d_nk (paper Algorithm 2) for ``rows`` (all by default) and all clusters.
 
     A missing cell contributes nothing (neither to numeric nor to categorical terms).
@@ -148,7 +154,8 @@ def costs(data: CraftData, st: State, F_delta: float, rows: np.ndarray | None = 
         out += np.asarray(oh @ A.T)
         out += (data.g0 if rows is None else data.g0[rows])[:, None]
     if P:
-        W = st.v[:, :P] / (2.0 * st.sigma * st.sigma)  # (K, P)
+        sig = st.sigma if sigma_override is None else sigma_override
+        W = st.v[:, :P] / (2.0 * sig * sig)  # (K, P)
         X0 = data.X0 if rows is None else data.X0[rows]
         X0sq = data.X0sq if rows is None else data.X0sq[rows]
         out += X0sq @ W.T
@@ -281,7 +288,14 @@ def category_scores(data: CraftData, st: State) -> np.ndarray:
 
 # ----------------------------------------------------------------------- the pass
 def caf_pass(
-    data: CraftData, st: State, threshold: float, consts: dict[str, float], rng: np.random.Generator
+    data: CraftData,
+    st: State,
+    threshold: float,
+    consts: dict[str, float],
+    rng: np.random.Generator,
+    *,
+    select_all: bool = False,
+    sigma_override: float | None = None,
 ) -> tuple[np.ndarray, State, np.ndarray]:
     """One CAF assignment pass in data order, exact to the sequential rule.
 
@@ -290,7 +304,7 @@ def caf_pass(
     """
     F_delta = consts["F_delta"]
     a0, b0 = consts["a0"], consts["b0"]
-    D = costs(data, st, F_delta)
+    D = costs(data, st, F_delta, sigma_override=sigma_override)
     idx = D.argmin(axis=1)
     dmin = D[np.arange(data.n), idx]
     cand = np.flatnonzero(dmin > threshold)
@@ -303,7 +317,7 @@ def caf_pass(
     while cand.size:
         i = int(cand[0])
         p = (a0 * K_now + vsum) / (K_now * (a0 + b0))
-        v_new = rng.random(p.size) < p
+        v_new = np.ones(p.size, dtype=bool) if select_all else rng.random(p.size) < p
         one = singleton(data, i, v_new)
         new = one if new is None else stack(new, one)
         openers.append(i)
@@ -311,12 +325,12 @@ def caf_pass(
         K_now += 1
         rest = cand[1:]
         if rest.size:
-            c = costs(data, one, F_delta, rows=rest)[:, 0]
+            c = costs(data, one, F_delta, rows=rest, sigma_override=sigma_override)[:, 0]
             cand = rest[c > threshold]
         else:
             cand = rest
     op = np.asarray(openers)
-    Dn = costs(data, new, F_delta)
+    Dn = costs(data, new, F_delta, sigma_override=sigma_override)
     Dn[op[None, :] > np.arange(data.n)[:, None]] = np.inf  # not yet open when visited
     j = Dn.argmin(axis=1)
     dj = Dn[np.arange(data.n), j]
@@ -335,10 +349,13 @@ def objective(
     lam: float,
     consts: dict[str, float],
     own_cost: np.ndarray | None = None,
+    sigma_override: float | None = None,
 ) -> float:
     """The CRAFT objective: discrepancies + (lambda + D F0) K + F_delta sum v."""
     if own_cost is None:
-        own_cost = costs(data, st, consts["F_delta"])[np.arange(data.n), labels]
+        own_cost = costs(data, st, consts["F_delta"], sigma_override=sigma_override)[
+            np.arange(data.n), labels
+        ]
     nv = st.v.sum(axis=1)
     discrepancy = float(own_cost.sum() - consts["F_delta"] * nv[labels].sum())
     D = data.P + data.Q
@@ -364,54 +381,82 @@ def craft_fit(
     sigma_floor: float = 0.05,
     max_iter: int = 100,
     shuffle: bool = False,
+    select_all: bool = False,
+    sigma_override: float | None = None,
+    feature_terms: bool = True,
     rng: np.random.Generator,
 ) -> dict[str, Any]:
     """One run of CRAFT (Algorithm 1 with CAF) at a given lambda.
 
     Returns labels (0-based), the final :class:`State`, objective trace (one value per
     pass, computed with the parameters the pass used), n_iter, converged.
+
+    The degenerate methods share this loop: ``select_all=True`` keeps every feature
+    (no selection, no Bernoulli draws); ``sigma_override`` fixes the sigma used in
+    the costs (``1/sqrt(2)`` turns the numeric cost into the squared Euclidean
+    distance of DP-means) while selection still ranks features by their real sd;
+    ``feature_terms=False`` drops the F0 / F_delta terms (threshold = lambda).
     """
+    consts = craft_constants(m, rho)
+    if not feature_terms:
+        consts = {**consts, "F0": 0.0, "F_delta": 0.0}
     with threadpool_limits(limits=1, user_api="blas"):
         return _fit(
             data,
             lam,
+            consts=consts,
             m=m,
-            rho=rho,
             budget=budget,
             eps_c=eps_c,
             eps_v=eps_v,
             sigma_floor=sigma_floor,
             max_iter=max_iter,
             shuffle=shuffle,
+            select_all=select_all,
+            sigma_override=sigma_override,
             rng=rng,
         )
 
 
-def _fit(data, lam, *, m, rho, budget, eps_c, eps_v, sigma_floor, max_iter, shuffle, rng):
-    consts = craft_constants(m, rho)
+def _fit(
+    data,
+    lam,
+    *,
+    consts,
+    m,
+    budget,
+    eps_c,
+    eps_v,
+    sigma_floor,
+    max_iter,
+    shuffle,
+    select_all,
+    sigma_override,
+    rng,
+):
     D = data.P + data.Q
     threshold = lam + D * consts["F0"]
+    opts = {"select_all": select_all, "sigma_override": sigma_override}
     # Step 1: one cluster holding every point, centred at a random data point,
     # v_1 ~ Bernoulli(m)^D, sigma_1 = 1.
     start = int(rng.integers(data.n))
-    v1 = rng.random(D) < m
+    v1 = np.ones(D, dtype=bool) if select_all else rng.random(D) < m
     st = singleton(data, start, v1)
     labels = np.zeros(data.n, dtype=np.int64)
     trace: list[float] = []
     converged = False
     it = 0
-    order = None
     for it in range(1, max_iter + 1):
         if shuffle:
             order = rng.permutation(data.n)
             sub = replace(data, **_permuted(data, order))
-            new_labels_p, cand_state, cost_p = caf_pass(sub, st, threshold, consts, rng)
+            new_labels_p, cand_state, cost_p = caf_pass(sub, st, threshold, consts, rng, **opts)
             new_labels = np.empty_like(new_labels_p)
             new_labels[order] = new_labels_p
             cost = np.empty_like(cost_p)
             cost[order] = cost_p
         else:
-            new_labels, cand_state, cost = caf_pass(data, st, threshold, consts, rng)
+            new_labels, cand_state, cost = caf_pass(data, st, threshold, consts, rng, **opts)
         # objective of the configuration the pass produced, with the parameters it used
         nv = cand_state.v.sum(axis=1)
         used = np.unique(new_labels)
@@ -421,14 +466,17 @@ def _fit(data, lam, *, m, rho, budget, eps_c, eps_v, sigma_floor, max_iter, shuf
             + consts["F_delta"] * float(nv[used].sum())
         )
         st_new, new_labels = update(data, new_labels, cand_state.K, cand_state.v, sigma_floor)
-        v = select(data, st_new, m=m, budget=budget, eps_c=eps_c, eps_v=eps_v)
+        if select_all:
+            v = np.ones_like(st_new.v)
+        else:
+            v = select(data, st_new, m=m, budget=budget, eps_c=eps_c, eps_v=eps_v)
         st_new = replace(st_new, v=v)
         same = it > 1 and st_new.K == st.K and np.array_equal(new_labels, labels)
         labels, st = new_labels, st_new
         if same:
             converged = True
             break
-    trace.append(objective(data, st, labels, lam, consts))
+    trace.append(objective(data, st, labels, lam, consts, sigma_override=sigma_override))
     return {
         "labels": labels,
         "state": st,
