@@ -25,6 +25,7 @@ class Command:
     help: str
     add_arguments: Callable[[argparse.ArgumentParser], None]
     run: Callable[[argparse.Namespace, Any, Any], Any]
+    plot: Callable[[Any], Any] = lambda result: result.plot().figure
 
 
 def _lam(text: str) -> float | str:
@@ -59,6 +60,12 @@ def _dpmeans_args(p: argparse.ArgumentParser) -> None:
         help="start from the global mean (default) or a random point (DP-means(R))",
     )
     g.add_argument("--scale", action="store_true", help="standardise numeric variables first")
+    g.add_argument(
+        "--missing",
+        choices=["raise", "drop"],
+        default="raise",
+        help="rows with missing values: error (default) or drop",
+    )
     g.add_argument("--max-iter", type=int, default=100, help="cap on passes (default 100)")
 
 
@@ -80,7 +87,77 @@ def _dpmeans_run(args: argparse.Namespace, x: Any, data: Any) -> Any:
     )
 
 
+def _craft_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("CRAFT")
+    g.add_argument(
+        "--m",
+        type=float,
+        default=0.5,
+        help="fraction of features selected per cluster (default 0.5)",
+    )
+    g.add_argument(
+        "--k",
+        type=int,
+        default=None,
+        help="number of clusters (lambda calibrated); omit with --lam for the gap statistic",
+    )
+    g.add_argument(
+        "--lam",
+        type=_lam,
+        default=None,
+        help="penalty for a new cluster (number) or 'farthest_first' (needs --k)",
+    )
+    g.add_argument(
+        "--rho",
+        type=float,
+        default=None,
+        help="prior variance in (0, m(1-m)): near m(1-m) local, near 0 global selection",
+    )
+    g.add_argument("--budget", choices=["fixed", "approximate"], default="fixed")
+    g.add_argument("--eps-c", type=float, default=None, help="approximate budget: categorical")
+    g.add_argument("--eps-v", type=float, default=None, help="approximate budget: numeric")
+    g.add_argument("--no-scale", action="store_true", help="do not standardise numeric columns")
+    g.add_argument("--n-init", type=int, default=10, help="restarts (default 10)")
+    g.add_argument("--max-iter", type=int, default=100, help="cap on passes (default 100)")
+    g.add_argument(
+        "--missing",
+        choices=["native", "drop", "raise"],
+        default="native",
+        help="missing cells: handled natively (default), rows dropped, or an error",
+    )
+
+
+def _craft_run(args: argparse.Namespace, x: Any, data: Any) -> Any:
+    from . import craft
+
+    return craft(
+        x,
+        data=data,
+        m=args.m,
+        k=args.k,
+        lam=args.lam,
+        rho=args.rho,
+        budget=args.budget,
+        eps_c=args.eps_c,
+        eps_v=args.eps_v,
+        scale=not args.no_scale,
+        n_init=args.n_init,
+        max_iter=args.max_iter,
+        categorical=args.categorical,
+        numeric=args.numeric,
+        missing=args.missing,
+        rng=args.seed,
+    )
+
+
 COMMANDS: dict[str, Command] = {
+    "craft": Command(
+        "CRAFT: clustering with cluster-specific feature selection, numeric and categorical "
+        "data (Garg, Rudin & Jaakkola 2016)",
+        _craft_args,
+        _craft_run,
+        lambda r: r.plot_subspaces(),
+    ),
     "dpmeans": Command("DP-means clustering (Kulis & Jordan 2012)", _dpmeans_args, _dpmeans_run),
 }
 
@@ -89,7 +166,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m sparseclust",
         description="Clustering with feature selection on a CSV file or a shipped dataset.",
-        epilog="Example: python -m sparseclust dpmeans --dataset wine --k 3",
+        epilog="Example: python -m sparseclust craft --dataset wine --m 0.5 --k 3",
     )
     sub = parser.add_subparsers(dest="method", metavar="method", required=True)
     for name, cmd in COMMANDS.items():
@@ -128,12 +205,6 @@ def _parser() -> argparse.ArgumentParser:
             nargs="+",
             default=None,
             help="treat these columns as numeric",
-        )
-        p.add_argument(
-            "--missing",
-            choices=["raise", "drop"],
-            default="raise",
-            help="rows with missing values: error (default) or drop",
         )
         p.add_argument("--seed", type=int, default=None, help="random seed")
         p.add_argument("--labels-out", metavar="FILE.csv", help="write the cluster labels here")
@@ -215,7 +286,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         import matplotlib
 
         matplotlib.use("Agg")
-        ax = result.plot()
-        ax.figure.savefig(args.plot_out, dpi=120)
+        cmd.plot(result).savefig(args.plot_out, dpi=120)
         print(f"Plot written to {args.plot_out}")
     return 0
