@@ -30,7 +30,7 @@ def craft_constants(m: float, rho: float) -> dict[str, float]:
     Examples
     --------
     >>> c = craft_constants(0.5, 0.24)
-    >>> abs(c["F_delta"]) < 1e-12
+    >>> bool(abs(c["F_delta"]) < 1e-12)
     True
     """
     a0 = m * m * (1 - m) / rho - m

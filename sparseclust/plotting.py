@@ -11,7 +11,14 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["plot_calibration", "plot_clusters", "plot_objective", "plot_profiles"]
+__all__ = [
+    "plot_calibration",
+    "plot_clusters",
+    "plot_k_selection",
+    "plot_objective",
+    "plot_profiles",
+    "plot_subspaces",
+]
 
 
 def _axes(ax: Any, figsize: tuple[float, float] = (6.0, 4.5)) -> Any:
@@ -160,4 +167,255 @@ def plot_profiles(result: Any, ax: Any = None, *, max_variables: int = 40, **kwa
     ax.set_xlabel("cluster")
     ax.set_title(f"{result.method_name}: cluster profiles")
     ax.figure.colorbar(im, ax=ax, shrink=0.8)
+    return ax
+
+
+# ----------------------------------------------------------------------------- subspaces
+def _bool_frame(name: str, value: Any) -> Any:
+    """``value`` as a boolean DataFrame (bool, or 0/1 without missing values)."""
+    import pandas as pd
+
+    if not isinstance(value, pd.DataFrame):
+        raise TypeError(
+            f"{name} must be a boolean DataFrame (clusters x features); got "
+            f"{name} of type {type(value).__name__}. Pass e.g. fit.selected or "
+            "Simulated.subspaces."
+        )
+    if value.shape[0] == 0 or value.shape[1] == 0:
+        raise ValueError(
+            f"{name} must have at least one cluster (row) and one feature (column); got "
+            f"shape {value.shape}."
+        )
+    if all(pd.api.types.is_bool_dtype(t) for t in value.dtypes) and not value.isna().any().any():
+        return value.astype(bool)
+    try:
+        arr = value.to_numpy(dtype=float)
+    except (TypeError, ValueError):
+        arr = None
+    if arr is None or not np.isin(arr, (0.0, 1.0)).all():
+        raise TypeError(
+            f"{name} must hold booleans (or 0/1) without missing values; got dtypes "
+            f"{sorted({str(t) for t in value.dtypes})}. Convert it with .astype(bool)."
+        )
+    return pd.DataFrame(arr.astype(bool), index=value.index, columns=value.columns)
+
+
+def _match_rows(truth: np.ndarray, found: np.ndarray) -> list[int]:
+    """Order of the rows of ``found`` that best matches the rows of ``truth`` (Hungarian
+    assignment on the number of agreeing cells); unmatched rows of ``found`` last."""
+    from scipy.optimize import linear_sum_assignment
+
+    agree = (truth[:, None, :] == found[None, :, :]).sum(axis=2)
+    rows, cols = linear_sum_assignment(agree, maximize=True)
+    matched = [int(j) for _, j in sorted(zip(rows.tolist(), cols.tolist()))]
+    return matched + [j for j in range(found.shape[0]) if j not in set(matched)]
+
+
+def _draw_selection(ax: Any, M: Any, title: str, kwargs: dict) -> Any:
+    kw = {"cmap": "Greys", "vmin": 0.0, "vmax": 1.0, "aspect": "auto"}
+    kw["interpolation"] = "nearest"
+    kw.update(kwargs)
+    im = ax.imshow(M.to_numpy(dtype=float), **kw)
+    n_rows, n_cols = M.shape
+    step = -(-n_cols // 60)  # at most about 60 feature names on the axis
+    ticks = np.arange(0, n_cols, step)
+    ax.set_xticks(ticks, [str(M.columns[j]) for j in ticks], rotation=90, fontsize=8)
+    ax.set_yticks(range(n_rows), [f"cluster {k}" for k in M.index], fontsize=8)
+    ax.set_xticks(np.arange(-0.5, n_cols, 1.0), minor=True)
+    ax.set_yticks(np.arange(-0.5, n_rows, 1.0), minor=True)
+    ax.grid(which="minor", color="0.75", linewidth=0.5)
+    ax.tick_params(which="minor", length=0)
+    ax.set_xlabel("feature (dark = selected)")
+    ax.set_title(title)
+    return im
+
+
+def plot_subspaces(
+    selected: Any, truth: Any = None, *, ax: Any = None, match: bool = True, **kwargs: Any
+) -> Any:
+    """Clusters x features selection matrix, as in the CRAFT paper's Figs. 2-4.
+
+    Draws the boolean matrix as an image: one row per cluster (labelled
+    ``"cluster k"`` with the cluster's own label), one column per feature (names as
+    rotated tick labels), dark = selected. Unlike the other plots here it returns
+    the Figure, since with ``truth`` it draws two panels.
+
+    Parameters
+    ----------
+    selected : DataFrame of bool, or an object with a ``.selected`` attribute
+        Clusters x features selection (e.g. a CRAFT fit, or its ``selected``).
+        0/1 values are accepted.
+    truth : DataFrame of bool, optional
+        The true subspaces (rows = true clusters, e.g. ``Simulated.subspaces``), with
+        the same features as ``selected``. Then two panels are drawn side by side,
+        "True subspaces" and "Recovered subspaces"; the recovered columns follow the
+        order of ``truth``'s columns.
+    ax : Axes, or a pair of Axes with ``truth``, optional
+        Where to draw; by default a new figure.
+    match : bool, default True
+        With ``truth``: reorder the recovered rows to best match the true rows
+        (Hungarian assignment, :func:`scipy.optimize.linear_sum_assignment`, on the
+        number of agreeing cells); recovered clusters left unmatched (more clusters
+        than the truth) are appended at the bottom.
+    **kwargs
+        Passed to ``Axes.imshow`` (defaults: ``cmap="Greys"``, ``vmin=0``,
+        ``vmax=1``, ``aspect="auto"``, ``interpolation="nearest"``).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> from sparseclust.simulate import craft_fig2a
+    >>> truth = craft_fig2a(n_per_cluster=5, rng=0).subspaces
+    >>> found = truth.iloc[[2, 0, 1]].reset_index(drop=True)  # same sets, other labels
+    >>> fig = plot_subspaces(found, truth)
+    >>> [a.get_title() for a in fig.axes]
+    ['True subspaces', 'Recovered subspaces']
+    >>> [t.get_text() for t in fig.axes[1].get_yticklabels()]
+    ['cluster 1', 'cluster 2', 'cluster 0']
+    >>> plt.close(fig)
+    """
+    from ._validation import check_bool
+
+    match = check_bool("match", match)
+    if hasattr(selected, "selected") and not _is_frame(selected):
+        selected = selected.selected
+    sel = _bool_frame("selected", selected)
+    if truth is None:
+        if ax is None:
+            import matplotlib.pyplot as plt
+
+            n_rows, n_cols = sel.shape
+            fig, ax = plt.subplots(
+                figsize=(max(3.5, 1.6 + 0.17 * n_cols), 1.7 + 0.3 * n_rows), layout="constrained"
+            )
+        elif not hasattr(ax, "imshow"):
+            raise TypeError(
+                f"ax must be a matplotlib Axes; got ax of type {type(ax).__name__}. "
+                "Leave ax=None for a new figure."
+            )
+        _draw_selection(ax, sel, "Selected features", kwargs)
+        return ax.figure
+
+    tru = _bool_frame("truth", truth)
+    missing = [c for c in tru.columns if c not in set(sel.columns)]
+    extra = [c for c in sel.columns if c not in set(tru.columns)]
+    if missing or extra:
+        raise ValueError(
+            "selected and truth must have the same features (columns); "
+            f"missing from selected: {missing[:5]}, not in truth: {extra[:5]}. "
+            "Select the same columns in both."
+        )
+    sel = sel[list(tru.columns)]
+    if match:
+        sel = sel.iloc[_match_rows(tru.to_numpy(), sel.to_numpy())]
+    if ax is None:
+        import matplotlib.pyplot as plt
+
+        n_rows, n_cols = max(tru.shape[0], sel.shape[0]), tru.shape[1]
+        fig, axes = plt.subplots(
+            1,
+            2,
+            figsize=(2 * max(3.5, 1.6 + 0.17 * n_cols), 1.7 + 0.3 * n_rows),
+            layout="constrained",
+        )
+    else:
+        axes = list(ax) if isinstance(ax, list | tuple | np.ndarray) else [ax]
+        if len(axes) != 2 or not all(hasattr(a, "imshow") for a in axes):
+            raise ValueError(
+                "with truth=, ax must be a pair of Axes (true, recovered); got "
+                f"ax of type {type(ax).__name__}. Leave ax=None for a new figure, e.g. "
+                "fig, axs = plt.subplots(1, 2) then ax=axs."
+            )
+    _draw_selection(axes[0], tru, "True subspaces", kwargs)
+    _draw_selection(axes[1], sel, "Recovered subspaces", kwargs)
+    return axes[0].figure
+
+
+def _is_frame(value: Any) -> bool:
+    import pandas as pd
+
+    return isinstance(value, pd.DataFrame)
+
+
+def plot_k_selection(table: Any, *, ax: Any = None, **kwargs: Any) -> Any:
+    """Gap statistic against the number of clusters, with error bars and the choice.
+
+    Parameters
+    ----------
+    table : DataFrame
+        Columns ``k`` (number of clusters), ``gap`` and ``sd_gap`` (drawn as error
+        bars, +/- one ``sd_gap``), and optionally a boolean ``chosen`` marking the
+        selected K (drawn as a red circle, with a legend).
+    ax : Axes, optional
+        Where to draw; by default a new figure.
+    **kwargs
+        Passed to ``Axes.errorbar`` (defaults: ``marker="o"``, ``capsize=3``).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> import pandas as pd
+    >>> tab = pd.DataFrame({"k": [1, 2, 3, 4], "gap": [0.2, 0.5, 0.9, 0.85],
+    ...                     "sd_gap": [0.05, 0.05, 0.04, 0.05],
+    ...                     "chosen": [False, False, True, False]})
+    >>> ax = plot_k_selection(tab)
+    >>> ax.get_xlabel(), [t.get_text() for t in ax.get_legend().get_texts()]
+    ('number of clusters K', ['chosen K = 3', 'gap +/- 1 sd'])
+    >>> plt.close(ax.figure)
+    """
+    import pandas as pd
+
+    if not isinstance(table, pd.DataFrame):
+        raise TypeError(
+            "table must be a DataFrame with columns 'k', 'gap' and 'sd_gap'; got table of "
+            f"type {type(table).__name__}."
+        )
+    missing = [c for c in ("k", "gap", "sd_gap") if c not in table.columns]
+    if missing:
+        raise ValueError(
+            f"table must have columns 'k', 'gap' and 'sd_gap'; missing {missing} (columns: "
+            f"{list(table.columns)}). Rename the columns of your criterion table."
+        )
+    if table.empty:
+        raise ValueError("table has no rows; nothing to plot.")
+    tab = table.sort_values("k", kind="stable")
+    k = tab["k"].to_numpy(dtype=float)
+    gap = tab["gap"].to_numpy(dtype=float)
+    sd = tab["sd_gap"].to_numpy(dtype=float)
+    ax = _axes(ax)
+    kwargs.setdefault("marker", "o")
+    kwargs.setdefault("capsize", 3)
+    kwargs.setdefault("label", "gap +/- 1 sd")
+    ax.errorbar(k, gap, yerr=sd, **kwargs)
+    if "chosen" in tab.columns:
+        chosen = tab["chosen"].eq(True).fillna(False).to_numpy(dtype=bool)
+        if chosen.any():
+            shown = ", ".join(f"{v:g}" for v in k[chosen])
+            ax.plot(
+                k[chosen],
+                gap[chosen],
+                linestyle="none",
+                marker="o",
+                markersize=14,
+                markerfacecolor="none",
+                markeredgecolor="red",
+                markeredgewidth=2,
+                label=f"chosen K = {shown}",
+                zorder=3,
+            )
+            ax.legend(fontsize=8)
+    from matplotlib.ticker import MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel("number of clusters K")
+    ax.set_ylabel("gap statistic")
+    ax.set_title("Choice of the number of clusters")
     return ax
