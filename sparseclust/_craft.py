@@ -684,10 +684,22 @@ def _lambda_hi(d: core.CraftData, consts: dict) -> float:
 
 
 def _calibrated_runs(d, settings, consts, k, seeds, n_jobs) -> list[dict]:
+    """Calibrate lambda on the first restart that can reach ``k`` clusters (for a
+    given seed the number of clusters can jump over ``k``), then run the remaining
+    restarts at that lambda (each re-calibrated briefly if it lands elsewhere)."""
     hi = _lambda_hi(d, consts)
-    first = _calibrated_run(d, settings, k, seeds[0], hi)
-    rest = [(_restart_at, (d, settings, k, s, first["lam"])) for s in seeds[1:]]
-    return [first, *_parallel(n_jobs, rest)]
+    runs: list[dict] = []
+    lam_ref = None
+    for j, seed in enumerate(seeds):
+        r = _calibrated_run(d, settings, k, seed, hi, max_fits=40 if j == 0 else 15)
+        runs.append(r)
+        if r["state"].K == k:
+            lam_ref = r["lam"]
+            break
+    rest = seeds[len(runs) :]
+    if lam_ref is None or not rest:
+        return runs
+    return runs + _parallel(n_jobs, [(_restart_at, (d, settings, k, s, lam_ref)) for s in rest])
 
 
 def _parallel(n_jobs, tasks) -> list:
