@@ -659,7 +659,9 @@ def _calibrated_run(d, settings, k, seed, hi, max_fits=40) -> dict:
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", CalibrationWarning)
-        out, lam, trace = calibrate_lambda(fit, lambda r: r["state"].K, k, hi=hi, max_fits=max_fits)
+        out, lam, trace = calibrate_lambda(
+            fit, lambda r: r["state"].K, k, hi=hi, max_fits=max_fits, rtol=1e-3
+        )
     out["lam"] = lam
     out["calibration"] = trace
     out["nll"] = core.neg_loglik(d, out["state"], out["labels"])
