@@ -433,7 +433,7 @@ def craft(
     missing: str = "native",
     alpha: float = 0.01,
     sigma_floor: float = 0.05,
-    n_init: int = 10,
+    n_init: int = 20,
     max_iter: int = 100,
     shuffle: bool = False,
     k_max: int = 8,

@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 from scipy import sparse
-from threadpoolctl import threadpool_limits
+
+from ._threads import single_blas_thread
 
 __all__ = ["CraftData", "craft_constants", "craft_fit", "prepare"]
 
@@ -400,7 +401,7 @@ def craft_fit(
     consts = craft_constants(m, rho)
     if not feature_terms:
         consts = {**consts, "F0": 0.0, "F_delta": 0.0}
-    with threadpool_limits(limits=1, user_api="blas"):
+    with single_blas_thread():
         return _fit(
             data,
             lam,

@@ -13,12 +13,12 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 from scipy import sparse
-from threadpoolctl import threadpool_limits
 
 from ._format import call_string, fmt
 from ._frame import ColumnTable, build_table, transform_like
 from ._lambda import calibrate_lambda, resolve_penalty
 from ._results import ClusterResult, labels_series
+from ._threads import single_blas_thread
 from ._validation import as_rng, check_bool, check_choice, check_int, user_stacklevel
 from .exceptions import ConvergenceWarning
 
@@ -174,7 +174,7 @@ def dpmeans_core(
     """
     # Small per-pass matrix products: a multi-threaded BLAS is slower here (measured
     # 2x on 2 cores), so each fit runs single-threaded.
-    with threadpool_limits(limits=1, user_api="blas"):
+    with single_blas_thread():
         return _dpmeans_loop(X, lam, init=init, max_iter=max_iter, rng=rng)
 
 

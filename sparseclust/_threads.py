@@ -1,0 +1,25 @@
+"""One BLAS thread for the small per-pass matrix products of the iterative cores.
+
+A multi-threaded BLAS was measured 2x slower on these products on two cores. The
+threadpoolctl controller is built once (scanning the loaded libraries costs about
+2 ms, more than a whole CRAFT pass on Spambase).
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+from functools import lru_cache
+
+__all__ = ["single_blas_thread"]
+
+
+@lru_cache(maxsize=1)
+def _controller():
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
+
+
+def single_blas_thread() -> AbstractContextManager:
+    """Context manager limiting BLAS to one thread."""
+    return _controller().limit(limits=1, user_api="blas")
