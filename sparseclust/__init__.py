@@ -9,6 +9,7 @@ from ._craft import CraftResult, craft, craft_lambda
 from ._dpmeans import DPMeansResult, dpmeans, farthest_first_lambda
 from ._frame import ColumnTable, VariableSpec, build_table
 from ._summary import Summary
+from ._variants import DPRFResult, EntropyResult, dp_rf, entropy_clustering
 from .exceptions import (
     CalibrationWarning,
     ConvergenceWarning,
@@ -25,7 +26,9 @@ __all__ = [
     "ConvergenceWarning",
     "CraftResult",
     "DPMeansResult",
+    "DPRFResult",
     "DataWarning",
+    "EntropyResult",
     "FormulaError",
     "SparseclustWarning",
     "Summary",
@@ -34,6 +37,8 @@ __all__ = [
     "build_table",
     "craft",
     "craft_lambda",
+    "dp_rf",
     "dpmeans",
+    "entropy_clustering",
     "farthest_first_lambda",
 ]
