@@ -285,7 +285,12 @@ class CraftResult(ClusterResult):
                 "Numeric variables were standardised (mean 0, sd 1) before clustering; "
                 "centres and sds are reported in the original units."
             )
-        if self.table is not None and self.table.missing == "native":
+        t = self.table
+        if (
+            t is not None
+            and t.missing == "native"
+            and (np.isnan(t.numeric).any() or (t.codes < 0).any())
+        ):
             notes.append(
                 "Missing cells were handled natively: they add nothing to a point's "
                 "cost and are left out of the cluster statistics."
@@ -583,6 +588,10 @@ def craft(
         max_iter=max_iter,
         shuffle=shuffle,
     )
+    ff_lam = None
+    if pen.method == "farthest_first":
+        # drawn from the caller's rng first, so it equals craft_lambda(..., rng=rng)
+        ff_lam = _farthest_first(d, pen.k, m, consts["F_delta"], generator)
     seeds = np.random.SeedSequence(int(generator.integers(2**63 - 1))).spawn(n_init)
 
     k_selection = None
@@ -606,9 +615,7 @@ def craft(
     else:
         k_wanted = pen.k
         if pen.method == "farthest_first":
-            lam_value = _farthest_first(
-                d, pen.k, m, consts["F_delta"], np.random.default_rng(seeds[0])
-            )
+            lam_value = ff_lam
             method = "farthest_first"
         else:
             lam_value, method = pen.lam, "given"
