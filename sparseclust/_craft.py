@@ -605,6 +605,7 @@ def craft(
             n_refs=n_refs,
             seed=seeds[0],
             n_jobs=n_jobs,
+            n_restarts=min(n_init, 5),
         )
         runs = _calibrated_runs(d, settings, consts, k_wanted, seeds, n_jobs)
         method = "gap"
@@ -740,41 +741,40 @@ def _choose(runs: list[dict], k: int | None, d, consts) -> dict:
 
 
 # -------------------------------------------------------------------- gap statistic
-def _gap_select(prep: _Prepared, settings, consts, *, k_max, n_refs, seed, n_jobs):
-    """Choose K by the gap statistic on the negative log-likelihood.
+def _gap_select(prep: _Prepared, settings, consts, *, k_max, n_refs, seed, n_jobs, n_restarts):
+    """Choose K by a gap statistic on the model's negative log-likelihood.
 
-    For K = 1..k_max: the model's negative log-likelihood NLL_K of the calibrated
-    fit (lambda bisected to give K clusters) on the data, and NLL*_bK on ``n_refs``
-    reference data sets made by permuting every column independently (which keeps
-    each variable's distribution, missing cells included, and destroys clusters, as
-    sparcl's permutation tuning does). Gap(K) = (mean_b NLL*_bK - NLL_K) / n, with
-    s_K = sd_b(NLL*_bK / n) sqrt(1 + 1/B). K is the smallest with
-    Gap(K) >= Gap(K+1) - s_{K+1} (Tibshirani, Walther & Hastie 2001).
+    For K = 1..k_max: NLL_K, the lowest negative log-likelihood over ``n_restarts``
+    restarts calibrated to K clusters, on the data; NLL*_bK, one calibrated fit, on
+    each of ``n_refs`` reference data sets made by permuting every column
+    independently (which keeps each variable's distribution, missing cells included,
+    and destroys the clusters, as sparcl's permutation tuning does).
+    Gap(K) = (mean_b NLL*_bK - NLL_K) / n and s_K = sd_b(NLL*_bK / n) sqrt(1 + 1/B).
+    K is chosen by R's ``cluster::clusGap`` default rule, "firstSEmax": the smallest
+    K with Gap(K) >= max_j Gap(j) - s_{j*} (j* the maximiser), which is less
+    sensitive to one poor fit than the neighbour rule of Tibshirani et al. (2001).
+    K values that no calibrated fit reached are left out (NaN in the table).
     """
     d = prep.data
     ref_seeds = seed.spawn(n_refs + 1)
     ks = list(range(1, k_max + 1))
-
-    def curve(dd: core.CraftData, fit_seed) -> np.ndarray:
-        hi = _lambda_hi(dd, consts)
-        vals = np.full(len(ks), np.nan)
-        for j, kk in enumerate(ks):
-            r = _calibrated_run(dd, settings, kk, fit_seed, hi)
-            vals[j] = r["nll"] if r["state"].K == kk else np.nan
-            hi = r["lam"] * 1.5
-        return vals
-
-    obs = curve(d, ref_seeds[0])
+    fit_seeds = ref_seeds[0].spawn(n_restarts)
+    obs = np.full(len(ks), np.nan)
+    for j, kk in enumerate(ks):
+        runs = _calibrated_runs(d, settings, consts, kk, fit_seeds, n_jobs)
+        hits = [r["nll"] for r in runs if r["state"].K == kk]
+        obs[j] = min(hits) if hits else np.nan
     refs = _parallel(n_jobs, [(_ref_curve, (prep, settings, consts, ks, s)) for s in ref_seeds[1:]])
     R = np.vstack(refs) / d.n
-    ref_mean = np.nanmean(R, axis=0)
-    ref_sd = np.nanstd(R, axis=0) * np.sqrt(1 + 1 / n_refs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns
+        ref_mean = np.nanmean(R, axis=0)
+        ref_sd = np.nanstd(R, axis=0) * np.sqrt(1 + 1 / n_refs)
     gap = ref_mean - obs / d.n
-    chosen = ks[-1]
-    for j in range(len(ks) - 1):
-        if np.isfinite(gap[j]) and np.isfinite(gap[j + 1]) and gap[j] >= gap[j + 1] - ref_sd[j + 1]:
-            chosen = ks[j]
-            break
+    ok = np.isfinite(gap)
+    j_star = int(np.nanargmax(np.where(ok, gap, -np.inf)))
+    bar = gap[j_star] - (ref_sd[j_star] if np.isfinite(ref_sd[j_star]) else 0.0)
+    chosen = next(ks[j] for j in range(len(ks)) if ok[j] and gap[j] >= bar)
     table = pd.DataFrame(
         {
             "k": ks,

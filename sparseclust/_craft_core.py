@@ -38,7 +38,10 @@ def craft_constants(m: float, rho: float) -> dict[str, float]:
     b0 = m * (1 - m) ** 2 / rho + m
     a1, b1 = a0 + 1.0, b0 - 1.0
     F0, F1 = _F(a0, b0), _F(a1, b1)
-    return {"a0": a0, "b0": b0, "a1": a1, "b1": b1, "F0": F0, "F1": F1, "F_delta": F1 - F0}
+    F_delta = F1 - F0
+    if abs(F_delta) <= 1e-12 * max(abs(F0), 1.0):  # m = 0.5, rho = 0.24: exactly 0 by symmetry
+        F_delta = 0.0
+    return {"a0": a0, "b0": b0, "a1": a1, "b1": b1, "F0": F0, "F1": F1, "F_delta": F_delta}
 
 
 def round_half_up(x: float) -> int:
