@@ -93,20 +93,54 @@ def _singleton_selection(data: core.CraftData, i: int, m: float) -> np.ndarray:
 
 
 def _farthest_first(
-    data: core.CraftData, k: int, m: float, F_delta: float, rng: np.random.Generator
+    d: core.CraftData,
+    k: int,
+    selection,
+    *,
+    F_delta: float,
+    rng: np.random.Generator,
+    sigma_override: float | None = None,
 ) -> float:
-    first = int(rng.integers(data.n))
-    st = core.singleton(data, first, _singleton_selection(data, first, m))
-    dmin = core.costs(data, st, F_delta)[:, 0]
+    """The paper's farthest-first lambda on a given cost (section 4).
+
+    T starts with a random point; ``k`` times the point whose smallest cost to a
+    member of T (each a singleton cluster using the features ``selection(i)``) is
+    largest is added; lambda is that cost of the last point added.
+    """
+    first = int(rng.integers(d.n))
+    st = core.singleton(d, first, selection(first))
+    dmin = core.costs(d, st, F_delta, sigma_override=sigma_override)[:, 0]
     dmin[first] = -np.inf
     lam = np.nan
     for _ in range(k):
         i = int(np.argmax(dmin))
         lam = float(dmin[i])
-        st = core.singleton(data, i, _singleton_selection(data, i, m))
-        np.minimum(dmin, core.costs(data, st, F_delta)[:, 0], out=dmin)
+        st = core.singleton(d, i, selection(i))
+        np.minimum(dmin, core.costs(d, st, F_delta, sigma_override=sigma_override)[:, 0], out=dmin)
         dmin[i] = -np.inf
+    if not lam > 0:
+        raise ValueError(
+            f"the farthest-first heuristic gave lambda={lam:g} (fewer than k+1={k + 1} distinct "
+            f"points); use a smaller k, k= alone (calibration) or lam=<number>."
+        )
     return lam
+
+
+def _finish(best: dict, k: int | None, max_iter: int, name: str) -> None:
+    """The warnings every CRAFT-family fit owes its caller."""
+    if k is not None and best["state"].K != k:
+        warnings.warn(
+            f"no restart reached k={k} clusters; returning the best run with "
+            f"{best['state'].K} clusters.",
+            CalibrationWarning,
+            stacklevel=user_stacklevel(),
+        )
+    if not best["converged"]:
+        warnings.warn(
+            f"{name} did not converge in max_iter={max_iter} passes; raise max_iter.",
+            ConvergenceWarning,
+            stacklevel=user_stacklevel(),
+        )
 
 
 # ------------------------------------------------------------------------- result
@@ -417,7 +451,10 @@ def craft_lambda(
         table, check_bool("scale", scale), check_number("alpha", alpha, min=0, min_inclusive=False)
     )
     consts = core.craft_constants(m, rho)
-    return _farthest_first(prep.data, k, m, consts["F_delta"], as_rng(rng))
+    d = prep.data
+    return _farthest_first(
+        d, k, lambda i: _singleton_selection(d, i, m), F_delta=consts["F_delta"], rng=as_rng(rng)
+    )
 
 
 def craft(
@@ -591,7 +628,13 @@ def craft(
     ff_lam = None
     if pen.method == "farthest_first":
         # drawn from the caller's rng first, so it equals craft_lambda(..., rng=rng)
-        ff_lam = _farthest_first(d, pen.k, m, consts["F_delta"], generator)
+        ff_lam = _farthest_first(
+            d,
+            pen.k,
+            lambda i: _singleton_selection(d, i, m),
+            F_delta=consts["F_delta"],
+            rng=generator,
+        )
     seeds = np.random.SeedSequence(int(generator.integers(2**63 - 1))).spawn(n_init)
 
     k_selection = None
@@ -623,19 +666,7 @@ def craft(
         runs = _parallel(n_jobs, [(_fixed_run, (d, settings, lam_value, s)) for s in seeds])
 
     best = _choose(runs, k_wanted if pen.method != "given" else None, d, consts)
-    if k_wanted is not None and best["state"].K != k_wanted:
-        warnings.warn(
-            f"no restart reached k={k_wanted} clusters; returning the best run with "
-            f"{best['state'].K} clusters.",
-            CalibrationWarning,
-            stacklevel=user_stacklevel(),
-        )
-    if not best["converged"]:
-        warnings.warn(
-            f"CRAFT did not converge in max_iter={max_iter} passes; raise max_iter.",
-            ConvergenceWarning,
-            stacklevel=user_stacklevel(),
-        )
+    _finish(best, k_wanted, max_iter, "CRAFT")
     calibration = best.get("calibration")
     return _result(
         best,
@@ -685,19 +716,20 @@ def _restart_at(d, settings, k, seed, lam) -> dict:
     return out
 
 
-def _lambda_hi(d: core.CraftData, consts: dict) -> float:
+def _lambda_hi(d: core.CraftData, consts: dict, sigma_override: float | None = None) -> float:
     """A lambda large enough for one cluster: the largest cost of a point to the
     global cluster with every feature selected, plus margin."""
     labels = np.zeros(d.n, dtype=np.int64)
     st, _ = core.update(d, labels, 1, np.ones((1, d.P + d.Q), dtype=bool), 0.05)
-    return float(core.costs(d, st, consts["F_delta"]).max()) * 2.0 + 1.0
+    cost = core.costs(d, st, consts["F_delta"], sigma_override=sigma_override)
+    return float(cost.max()) * 2.0 + 1.0
 
 
 def _calibrated_runs(d, settings, consts, k, seeds, n_jobs) -> list[dict]:
     """Calibrate lambda on the first restart that can reach ``k`` clusters (for a
     given seed the number of clusters can jump over ``k``), then run the remaining
     restarts at that lambda (each re-calibrated briefly if it lands elsewhere)."""
-    hi = _lambda_hi(d, consts)
+    hi = _lambda_hi(d, consts, settings.get("sigma_override"))
     runs: list[dict] = []
     lam_ref = None
     for j, seed in enumerate(seeds):

@@ -16,7 +16,6 @@ Feature selecTion", AISTATS, and its supplementary material.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, fields, replace
 from typing import Any, ClassVar
 
@@ -26,13 +25,14 @@ import pandas as pd
 from . import _craft_core as core
 from ._craft import (
     CraftResult,
-    _calibrated_run,
+    _calibrated_runs,
     _check_m_rho,
     _choose,
+    _farthest_first,
+    _finish,
     _fixed_run,
     _parallel,
     _Prepared,
-    _restart_at,
     _result,
     _singleton_selection,
 )
@@ -41,8 +41,7 @@ from ._format import call_string, fmt
 from ._frame import ColumnTable, VariableSpec, build_table, transform_like
 from ._lambda import resolve_penalty
 from ._results import labels_series
-from ._validation import as_rng, check_bool, check_choice, check_int, check_number, user_stacklevel
-from .exceptions import CalibrationWarning, ConvergenceWarning
+from ._validation import as_rng, check_bool, check_choice, check_int, check_number
 
 __all__ = ["DPRFResult", "EntropyResult", "dp_rf", "entropy_clustering"]
 
@@ -259,48 +258,6 @@ def _design_table(table: ColumnTable) -> ColumnTable:
     )
 
 
-def _farthest_first(
-    d: core.CraftData,
-    k: int,
-    selection,
-    *,
-    F_delta: float,
-    sigma_override: float | None,
-    rng: np.random.Generator,
-) -> float:
-    """The paper's farthest-first lambda on a given cost (section 4).
-
-    T starts with a random point; ``k`` times the point whose smallest cost to a
-    member of T (each a singleton cluster using the features ``selection(i)``) is
-    largest is added; lambda is that cost of the last point added.
-    """
-    first = int(rng.integers(d.n))
-    st = core.singleton(d, first, selection(first))
-    dmin = core.costs(d, st, F_delta, sigma_override=sigma_override)[:, 0]
-    dmin[first] = -np.inf
-    lam = np.nan
-    for _ in range(k):
-        i = int(np.argmax(dmin))
-        lam = float(dmin[i])
-        st = core.singleton(d, i, selection(i))
-        np.minimum(dmin, core.costs(d, st, F_delta, sigma_override=sigma_override)[:, 0], out=dmin)
-        dmin[i] = -np.inf
-    if not lam > 0:
-        raise ValueError(
-            f"the farthest-first heuristic gave lambda={lam:g} (fewer than k+1={k + 1} distinct "
-            f"points); use a smaller k, k= alone (calibration) or lam=<number>."
-        )
-    return lam
-
-
-def _lambda_hi(d: core.CraftData, consts: dict, sigma_override: float | None) -> float:
-    """A lambda giving one cluster: twice the largest cost to the global cluster, + 1."""
-    labels = np.zeros(d.n, dtype=np.int64)
-    st, _ = core.update(d, labels, 1, np.ones((1, d.P + d.Q), dtype=bool), 0.05)
-    cost = core.costs(d, st, consts["F_delta"], sigma_override=sigma_override)
-    return float(cost.max()) * 2.0 + 1.0
-
-
 def _fit_all(
     d: core.CraftData,
     pen,
@@ -312,32 +269,13 @@ def _fit_all(
 ) -> tuple[list[dict], str, int | None]:
     """Runs for every restart, however lambda is set. Returns (runs, lam_method, k)."""
     if pen.method == "calibrate":
-        hi = _lambda_hi(d, consts, settings["sigma_override"])
-        first = _calibrated_run(d, settings, pen.k, seeds[0], hi)
-        rest = [(_restart_at, (d, settings, pen.k, s, first["lam"])) for s in seeds[1:]]
-        return [first, *_parallel(n_jobs, rest)], "calibrated", pen.k
+        return _calibrated_runs(d, settings, consts, pen.k, seeds, n_jobs), "calibrated", pen.k
     if pen.method == "farthest_first":
         lam, method = ff_lambda(np.random.default_rng(seeds[0])), "farthest_first"
     else:
         lam, method = pen.lam, "given"
     runs = _parallel(n_jobs, [(_fixed_run, (d, settings, lam, s)) for s in seeds])
     return runs, method, pen.k
-
-
-def _finish(best: dict, k: int | None, max_iter: int, name: str) -> None:
-    if k is not None and best["state"].K != k:
-        warnings.warn(
-            f"no restart reached k={k} clusters; returning the best run with "
-            f"{best['state'].K} clusters.",
-            CalibrationWarning,
-            stacklevel=user_stacklevel(),
-        )
-    if not best["converged"]:
-        warnings.warn(
-            f"{name} did not converge in max_iter={max_iter} passes; raise max_iter.",
-            ConvergenceWarning,
-            stacklevel=user_stacklevel(),
-        )
 
 
 def squared_error(d: core.CraftData, st: core.State, labels: np.ndarray) -> float:
