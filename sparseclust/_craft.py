@@ -508,7 +508,11 @@ def craft(
         Fixed: ``round(m |Num|)`` numeric and ``round(m |Cat|)`` categorical features
         per cluster (halves rounded up, at least one of each type present).
         Approximate: categorical features with ``G_d - G_kd > eps_c G_d`` and numeric
-        ones with variance below ``eps_v``.
+        ones with variance below ``eps_v``. A cluster that then selects no feature
+        costs nothing for every point (when ``F_delta <= 0``, i.e. m <= 0.5) and
+        absorbs them all, so the approximate budget needs ``eps_v`` below the spread
+        of the true clusters but above that of the whole data, as in the paper's
+        Fig. 4 designs; prefer the fixed budget on data without such structure.
     eps_c : float in (0, 1), default 0.8 (approximate budget).
     eps_v : float > 0, default half the median variance of the numeric columns in the
         units clustered (0.5 when ``scale=True``; the paper's 4-6 on its raw data).
@@ -764,6 +768,10 @@ def _criterion(run: dict, consts: dict, d: core.CraftData) -> float:
 
 
 def _choose(runs: list[dict], k: int | None, d, consts) -> dict:
+    """The restart to report: among runs with the wanted number of clusters (else the
+    nearest), converged ones first, the lowest negative log-likelihood (with a given
+    lambda: likelihood plus the objective's penalties)."""
+    runs = [r for r in runs if r["converged"]] or runs
     pool = [r for r in runs if k is None or r["state"].K == k] or runs
     if k is not None and pool is runs:
         pool = sorted(runs, key=lambda r: abs(r["state"].K - k))

@@ -309,3 +309,65 @@ def test_subprocess_module_entry_point():
     assert proc.returncode == 0, proc.stderr
     assert "with 3 clusters on 178 obs" in proc.stdout
     assert "Agreement of the clusters with 'class':" in proc.stdout
+
+
+# ------------------------------------------------------------------------ craft
+def test_craft_command_prints_selection_and_agreement(tmp_path, capsys):
+    png = tmp_path / "subspaces.png"
+    labels = tmp_path / "labels.csv"
+    args = [
+        "craft",
+        "--dataset",
+        "monk3",
+        "--m",
+        "0.5",
+        "--k",
+        "2",
+        "--seed",
+        "0",
+        "--n-init",
+        "3",
+        "--plot-out",
+        str(png),
+        "--labels-out",
+        str(labels),
+    ]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("CRAFT (m=0.5, lambda=")
+    assert "Features selected per cluster: 3, 3 of 6" in out
+    assert "Agreement of the clusters with 'class':" in out
+    assert png.stat().st_size > 5_000
+    frame = pd.read_csv(labels, index_col=0)
+    assert list(frame.columns) == ["cluster"] and len(frame) == 432
+
+
+def test_craft_command_options_reach_craft(capsys):
+    args = [
+        "craft",
+        "--dataset",
+        "wine",
+        "--m",
+        "0.3",
+        "--k",
+        "3",
+        "--seed",
+        "1",
+        "--n-init",
+        "2",
+        "--rho",
+        "0.1",
+        "--no-scale",
+        "--max-iter",
+        "300",
+    ]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "fixed budget" in out.splitlines()[0]
+    assert "craft(data, m=0.3, k=3, rho=0.1, scale=False, n_init=2, max_iter=300, rng=1)" in out
+
+
+def test_craft_command_bad_m_is_a_usage_error(capsys):
+    assert main(["craft", "--dataset", "wine", "--m", "1.5", "--k", "3"]) == 2
+    err = capsys.readouterr().err
+    assert "m must be a finite number > 0 and < 1" in err and "Traceback" not in err
