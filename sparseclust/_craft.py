@@ -480,6 +480,7 @@ def craft(
     shuffle: bool = False,
     k_max: int = 8,
     n_refs: int = 5,
+    k_rule: str = "Tibs2001SEmax",
     n_jobs: int | None = None,
     keep_data: bool = True,
     rng: Any = None,
@@ -540,6 +541,8 @@ def craft(
         Visit points in a fresh random order each pass (default: data order).
     k_max, n_refs : int
         Range of K and number of permutation reference data sets for the gap statistic.
+    k_rule : {"Tibs2001SEmax", "firstSEmax", "globalmax"}
+        How the gap curve picks K (R's ``cluster::maxSE`` rules).
     n_jobs : int, optional
         Parallel restarts with joblib.
     keep_data : bool
@@ -589,6 +592,7 @@ def craft(
     max_iter = check_int("max_iter", max_iter, min=1)
     k_max = check_int("k_max", k_max, min=2)
     n_refs = check_int("n_refs", n_refs, min=1)
+    check_choice("k_rule", k_rule, ["Tibs2001SEmax", "firstSEmax", "globalmax"])
     generator = as_rng(rng)
     table = build_table(
         x,
@@ -653,6 +657,7 @@ def craft(
             seed=seeds[0],
             n_jobs=n_jobs,
             n_restarts=min(n_init, 5),
+            rule=k_rule,
         )
         runs = _calibrated_runs(d, settings, consts, k_wanted, seeds, n_jobs)
         method = "gap"
@@ -781,7 +786,48 @@ def _choose(runs: list[dict], k: int | None, d, consts) -> dict:
 
 
 # -------------------------------------------------------------------- gap statistic
-def _gap_select(prep: _Prepared, settings, consts, *, k_max, n_refs, seed, n_jobs, n_restarts):
+def gap_choice(ks: list[int], gap: np.ndarray, sd: np.ndarray, rule: str) -> int:
+    """K from a gap curve, by the rules of R's ``cluster::maxSE``.
+
+    ``"Tibs2001SEmax"``: the smallest K with Gap(K) >= Gap(K+1) - s_{K+1}
+    (Tibshirani, Walther & Hastie 2001); ``"firstSEmax"``: the smallest K with
+    Gap(K) >= max_j Gap(j) - s_{j*}; ``"globalmax"``: the maximiser. K values with no
+    gap (never reached) are skipped.
+
+    Examples
+    --------
+    >>> gap_choice([1, 2, 3, 4], np.array([0.0, 1.0, 3.0, 2.9]), np.full(4, 0.2), "Tibs2001SEmax")
+    3
+    >>> gap_choice([1, 2, 3, 4], np.array([0.0, 2.0, 1.0, 2.1]), np.full(4, 0.2), "firstSEmax")
+    2
+    """
+    ok = np.flatnonzero(np.isfinite(gap))
+    if ok.size == 0:
+        return ks[0]
+    j_star = int(ok[np.argmax(gap[ok])])
+    if rule == "globalmax":
+        return ks[j_star]
+    if rule == "firstSEmax":
+        bar = gap[j_star] - (sd[j_star] if np.isfinite(sd[j_star]) else 0.0)
+        return next(ks[j] for j in ok if gap[j] >= bar)
+    for a, b in zip(ok[:-1], ok[1:]):
+        if gap[a] >= gap[b] - (sd[b] if np.isfinite(sd[b]) else 0.0):
+            return ks[a]
+    return ks[ok[-1]]
+
+
+def _gap_select(
+    prep: _Prepared,
+    settings,
+    consts,
+    *,
+    k_max,
+    n_refs,
+    seed,
+    n_jobs,
+    n_restarts,
+    rule="Tibs2001SEmax",
+):
     """Choose K by a gap statistic on the model's negative log-likelihood.
 
     For K = 1..k_max: NLL_K, the lowest negative log-likelihood over ``n_restarts``
@@ -790,10 +836,9 @@ def _gap_select(prep: _Prepared, settings, consts, *, k_max, n_refs, seed, n_job
     independently (which keeps each variable's distribution, missing cells included,
     and destroys the clusters, as sparcl's permutation tuning does).
     Gap(K) = (mean_b NLL*_bK - NLL_K) / n and s_K = sd_b(NLL*_bK / n) sqrt(1 + 1/B).
-    K is chosen by R's ``cluster::clusGap`` default rule, "firstSEmax": the smallest
-    K with Gap(K) >= max_j Gap(j) - s_{j*} (j* the maximiser), which is less
-    sensitive to one poor fit than the neighbour rule of Tibshirani et al. (2001).
-    K values that no calibrated fit reached are left out (NaN in the table).
+    K is chosen by ``rule`` (:func:`gap_choice`; default Tibshirani et al.'s own rule,
+    the first K whose gap is within one sd of the next one's). K values that no
+    calibrated fit reached are left out (NaN in the table).
     """
     d = prep.data
     ref_seeds = seed.spawn(n_refs + 1)
@@ -811,10 +856,7 @@ def _gap_select(prep: _Prepared, settings, consts, *, k_max, n_refs, seed, n_job
         ref_mean = np.nanmean(R, axis=0)
         ref_sd = np.nanstd(R, axis=0) * np.sqrt(1 + 1 / n_refs)
     gap = ref_mean - obs / d.n
-    ok = np.isfinite(gap)
-    j_star = int(np.nanargmax(np.where(ok, gap, -np.inf)))
-    bar = gap[j_star] - (ref_sd[j_star] if np.isfinite(ref_sd[j_star]) else 0.0)
-    chosen = next(ks[j] for j in range(len(ks)) if ok[j] and gap[j] >= bar)
+    chosen = gap_choice(ks, gap, ref_sd, rule)
     table = pd.DataFrame(
         {
             "k": ks,
