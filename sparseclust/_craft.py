@@ -701,9 +701,16 @@ def _fixed_run(d, settings, lam, seed) -> dict:
     return out
 
 
+def _cluster_cap(k: int) -> int:
+    """Fits passing this many clusters are stopped during calibration (lambda too small)."""
+    return max(3 * k, k + 10)
+
+
 def _calibrated_run(d, settings, k, seed, hi, max_fits=40) -> dict:
     def fit(lam):
-        return core.craft_fit(d, lam, rng=np.random.default_rng(seed), **settings)
+        return core.craft_fit(
+            d, lam, rng=np.random.default_rng(seed), max_clusters=_cluster_cap(k), **settings
+        )
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", CalibrationWarning)
@@ -718,10 +725,15 @@ def _calibrated_run(d, settings, k, seed, hi, max_fits=40) -> dict:
 
 def _restart_at(d, settings, k, seed, lam) -> dict:
     """A restart at the first restart's calibrated lambda; re-calibrated briefly
-    (at most 12 fits) only when it lands on another number of clusters."""
-    out = _fixed_run(d, settings, lam, seed)
+    (at most 8 fits, fits past the cluster cap stopped early) when it lands on
+    another number of clusters."""
+    out = core.craft_fit(
+        d, lam, rng=np.random.default_rng(seed), max_clusters=_cluster_cap(k), **settings
+    )
     if out["state"].K != k:
-        out = _calibrated_run(d, settings, k, seed, 2.0 * lam, max_fits=12)
+        return _calibrated_run(d, settings, k, seed, 2.0 * lam, max_fits=8)
+    out["lam"] = lam
+    out["nll"] = core.neg_loglik(d, out["state"], out["labels"])
     return out
 
 

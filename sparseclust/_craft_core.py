@@ -388,9 +388,14 @@ def craft_fit(
     select_all: bool = False,
     sigma_override: float | None = None,
     feature_terms: bool = True,
+    max_clusters: int | None = None,
     rng: np.random.Generator,
 ) -> dict[str, Any]:
     """One run of CRAFT (Algorithm 1 with CAF) at a given lambda.
+
+    ``max_clusters``: stop early (``aborted=True``, not converged) once a pass leaves
+    more clusters than this; lambda calibration only needs to know that lambda is
+    too small, and such fits are the expensive ones.
 
     Returns labels (0-based), the final :class:`State`, objective trace (one value per
     pass, computed with the parameters the pass used), n_iter, converged.
@@ -418,6 +423,7 @@ def craft_fit(
             shuffle=shuffle,
             select_all=select_all,
             sigma_override=sigma_override,
+            max_clusters=max_clusters,
             rng=rng,
         )
 
@@ -436,6 +442,7 @@ def _fit(
     shuffle,
     select_all,
     sigma_override,
+    max_clusters,
     rng,
 ):
     D = data.P + data.Q
@@ -448,7 +455,7 @@ def _fit(
     st = singleton(data, start, v1)
     labels = np.zeros(data.n, dtype=np.int64)
     trace: list[float] = []
-    converged = False
+    converged = aborted = False
     it = 0
     for it in range(1, max_iter + 1):
         if shuffle:
@@ -480,6 +487,9 @@ def _fit(
         if same:
             converged = True
             break
+        if max_clusters is not None and st.K > max_clusters:
+            aborted = True
+            break
     trace.append(objective(data, st, labels, lam, consts, sigma_override=sigma_override))
     return {
         "labels": labels,
@@ -487,6 +497,7 @@ def _fit(
         "objective": np.asarray(trace),
         "n_iter": it,
         "converged": converged,
+        "aborted": aborted,
         "consts": consts,
         "start": start,
     }
