@@ -216,9 +216,13 @@ def update(
     labels = remap[labels]
     K2 = keep.size
     nk = nk[keep]
-    Z = sparse.csr_matrix(
-        (np.ones(labels.size), (labels, np.arange(labels.size))), shape=(K2, data.n)
-    )
+    if K2 <= 32:  # a dense membership matrix: one small GEMM beats sparse products
+        Z = np.zeros((K2, data.n))
+        Z[labels, np.arange(labels.size)] = 1.0
+    else:
+        Z = sparse.csr_matrix(
+            (np.ones(labels.size), (labels, np.arange(labels.size))), shape=(K2, data.n)
+        )
     P = data.P
     if P:
         s1 = np.asarray(Z @ data.X0)
@@ -239,7 +243,8 @@ def update(
     else:
         zeta = sigma = np.zeros((K2, 0))
     if data.Q:
-        counts = np.asarray((Z @ data.onehot).todense())
+        prod = data.onehot.T @ Z.T  # (S, K)
+        counts = (prod.toarray() if sparse.issparse(prod) else np.asarray(prod)).T
         nq = np.asarray(counts @ data.level_sum)  # (K, Q)
         log_eta = np.log(counts + data.alpha) - np.log(
             nq[:, data.level_q] + data.alpha * data.L[data.level_q]
@@ -470,7 +475,7 @@ def _fit(
             new_labels, cand_state, cost = caf_pass(data, st, threshold, consts, rng, **opts)
         # objective of the configuration the pass produced, with the parameters it used
         nv = cand_state.v.sum(axis=1)
-        used = np.unique(new_labels)
+        used = np.flatnonzero(np.bincount(new_labels, minlength=cand_state.K))
         trace.append(
             float(cost.sum() - consts["F_delta"] * nv[new_labels].sum())
             + threshold * used.size
