@@ -703,7 +703,7 @@ def _fixed_run(d, settings, lam, seed) -> dict:
 
 def _cluster_cap(k: int) -> int:
     """Fits passing this many clusters are stopped during calibration (lambda too small)."""
-    return max(3 * k, k + 10)
+    return 2 * k + 2
 
 
 def _calibrated_run(d, settings, k, seed, hi, max_fits=40) -> dict:
