@@ -335,8 +335,15 @@ class CraftResult(ClusterResult):
         )
         return notes
 
+    #: sigma used in the costs instead of the clusters' own (DP-RF: 1/sqrt(2)).
+    _cost_sigma: ClassVar[float | None] = None
+
+    def _new_arrays(self, t: ColumnTable) -> tuple[np.ndarray, np.ndarray]:
+        """Numeric block and codes of new data, as the fit saw its own."""
+        return t.numeric, t.codes
+
     def predict(self, newdata: Any, *, missing: str = "native") -> pd.Series:
-        """Assign new rows to the fitted clusters by the CAF cost (no new clusters).
+        """Assign new rows to the fitted clusters by the fit's cost (no new clusters).
 
         Missing cells contribute nothing (``missing="native"``, default) or rows with
         them are dropped (``"drop"``) or rejected (``"raise"``).
@@ -344,32 +351,12 @@ class CraftResult(ClusterResult):
         check_choice("missing", missing, ["native", "drop", "raise"])
         t = transform_like(self.variables, newdata, missing=missing)
         prep: _Prepared = self._prep
-        num = t.numeric
+        num, codes = self._new_arrays(t)
         if prep.center is not None:
             num = (num - prep.center) / prep.scale
         d = prep.data
-        new = core.prepare(num, t.codes, list(d.L), alpha=d.alpha)
-        # global level shares and column statistics are the training ones
-        new = core.CraftData(
-            new.n,
-            d.P,
-            d.Q,
-            new.X0,
-            new.X0sq,
-            new.M,
-            d.col_mean,
-            d.col_sd,
-            new.onehot,
-            d.L,
-            d.level_q,
-            d.level_sum,
-            new.codes,
-            d.offsets,
-            d.log_eta0,
-            -(new.onehot @ d.log_eta0) if d.Q else np.zeros(new.n),
-            d.alpha,
-        )
-        D = core.costs(new, self._state, self.F_delta)
+        new = core.with_training_stats(core.prepare(num, codes, list(d.L), alpha=d.alpha), d)
+        D = core.costs(new, self._state, self.F_delta, sigma_override=self._cost_sigma)
         return labels_series(t, D.argmin(axis=1))
 
     def plot_subspaces(self, truth: pd.DataFrame | None = None, **kwargs: Any) -> Any:

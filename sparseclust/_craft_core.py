@@ -121,6 +121,19 @@ def prepare(
     )
 
 
+def with_training_stats(new: CraftData, fitted: CraftData) -> CraftData:
+    """New data carrying the fitted data's global statistics (level shares, column
+    means and sds), so that costs on it are the fitted model's costs."""
+    g0 = -(new.onehot @ fitted.log_eta0) if fitted.Q else np.zeros(new.n)
+    return replace(
+        new,
+        col_mean=fitted.col_mean,
+        col_sd=fitted.col_sd,
+        log_eta0=fitted.log_eta0,
+        g0=np.asarray(g0, dtype=np.float64),
+    )
+
+
 # ------------------------------------------------------------------- cluster state
 @dataclass(frozen=True, eq=False)
 class State:

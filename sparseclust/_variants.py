@@ -38,10 +38,9 @@ from ._craft import (
 )
 from ._dtypes import ColumnInfo
 from ._format import call_string, fmt
-from ._frame import ColumnTable, VariableSpec, build_table, transform_like
+from ._frame import ColumnTable, VariableSpec, build_table
 from ._lambda import resolve_penalty
-from ._results import labels_series
-from ._validation import as_rng, check_bool, check_choice, check_int, check_number
+from ._validation import as_rng, check_bool, check_int, check_number
 
 __all__ = ["DPRFResult", "EntropyResult", "dp_rf", "entropy_clustering"]
 
@@ -161,21 +160,11 @@ class DPRFResult(CraftResult):
             out.loc[unselected, k] = np.nan
         return out
 
-    def predict(self, newdata: Any, *, missing: str = "native") -> pd.Series:
-        """Assign new rows to the fitted clusters by the DP-RF cost (no new clusters).
+    _cost_sigma: ClassVar[float | None] = SIGMA_DP
 
-        Missing cells contribute nothing (``missing="native"``, default) or rows with
-        them are dropped (``"drop"``) or rejected (``"raise"``).
-        """
-        check_choice("missing", missing, ["native", "drop", "raise"])
-        t = transform_like(self.variables, newdata, missing=missing)
+    def _new_arrays(self, t: ColumnTable) -> tuple[np.ndarray, np.ndarray]:
         X, _, _ = t.to_numeric(one_hot=True)
-        prep: _Prepared = self._prep
-        if prep.center is not None:
-            X = (X - prep.center) / prep.scale
-        new = core.prepare(X, np.zeros((X.shape[0], 0), dtype=np.int64), [], alpha=1.0)
-        D = core.costs(new, self._state, self.F_delta, sigma_override=SIGMA_DP)
-        return labels_series(t, D.argmin(axis=1))
+        return X, np.zeros((X.shape[0], 0), dtype=np.int64)
 
 
 def _as(cls: type, res: CraftResult, **changes: Any) -> Any:
