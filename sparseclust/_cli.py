@@ -117,7 +117,7 @@ def _craft_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--eps-c", type=float, default=None, help="approximate budget: categorical")
     g.add_argument("--eps-v", type=float, default=None, help="approximate budget: numeric")
     g.add_argument("--no-scale", action="store_true", help="do not standardise numeric columns")
-    g.add_argument("--n-init", type=int, default=10, help="restarts (default 10)")
+    g.add_argument("--n-init", type=int, default=None, help="restarts (default: by data size)")
     g.add_argument("--max-iter", type=int, default=100, help="cap on passes (default 100)")
     g.add_argument(
         "--missing",
@@ -141,7 +141,7 @@ def _craft_run(args: argparse.Namespace, x: Any, data: Any) -> Any:
         eps_c=args.eps_c,
         eps_v=args.eps_v,
         scale=not args.no_scale,
-        n_init=args.n_init,
+        n_init="auto" if args.n_init is None else args.n_init,
         max_iter=args.max_iter,
         categorical=args.categorical,
         numeric=args.numeric,

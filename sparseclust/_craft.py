@@ -462,7 +462,7 @@ def craft(
     missing: str = "native",
     alpha: float = 0.01,
     sigma_floor: float = 0.05,
-    n_init: int = 20,
+    n_init: int | str = "auto",
     max_iter: int = 100,
     shuffle: bool = False,
     k_max: int = 8,
@@ -518,10 +518,13 @@ def craft(
     sigma_floor : float >= 0
         A cluster's sd is at least ``sigma_floor`` times the feature's global sd
         (clusters under two points use sigma = 1, the paper's value for a new cluster).
-    n_init : int
+    n_init : int or "auto"
         Independent restarts (random start and Bernoulli draws); the one with the
         lowest negative log-likelihood among those with the wanted number of
-        clusters is kept.
+        clusters is kept. ``"auto"``: 40 restarts when n x D <= 50,000 cells, 20 up
+        to 500,000, else 10 (more restarts find better likelihoods: on Wine, 40
+        instead of 10 raised the purity from .81 to .86 at m = 0.5, while each fit
+        on large data costs more).
     max_iter : int
         Cap on passes per run (``ConvergenceWarning`` when hit).
     shuffle : bool
@@ -575,7 +578,8 @@ def craft(
     shuffle = check_bool("shuffle", shuffle)
     alpha = check_number("alpha", alpha, min=0, min_inclusive=False)
     sigma_floor = check_number("sigma_floor", sigma_floor, min=0)
-    n_init = check_int("n_init", n_init, min=1)
+    if not (isinstance(n_init, str) and n_init == "auto"):
+        n_init = check_int("n_init", n_init, min=1)
     max_iter = check_int("max_iter", max_iter, min=1)
     k_max = check_int("k_max", k_max, min=2)
     n_refs = check_int("n_refs", n_refs, min=1)
@@ -630,6 +634,9 @@ def craft(
             F_delta=consts["F_delta"],
             rng=generator,
         )
+    if n_init == "auto":
+        cells = table.n_obs * len(table.names)
+        n_init = 40 if cells <= 50_000 else 20 if cells <= 500_000 else 10
     seeds = np.random.SeedSequence(int(generator.integers(2**63 - 1))).spawn(n_init)
 
     k_selection = None
