@@ -861,3 +861,13 @@ def test_warnings_convergence_and_calibration():
         fit = craft(df, k=5, n_init=2, rng=0)
     assert fit.n_clusters != 5
     assert f"Asked for k=5; got {fit.n_clusters} clusters." in repr(fit)
+
+
+def test_n_init_auto_by_data_size_and_validation():
+    """n_init="auto": 40 restarts when n x D <= 50,000 cells (20 / 10 above)."""
+    sim = craft_fig2a(rng=0)  # 300 x 24 = 7,200 cells
+    fit = craft(sim.data, m=1 / 3, k=3, rng=0)
+    assert len(fit.restarts) == 40
+    assert len(craft(sim.data, m=1 / 3, k=3, n_init=3, rng=0).restarts) == 3
+    with pytest.raises(TypeError, match="n_init must be an integer"):
+        craft(sim.data, m=1 / 3, k=3, n_init="many")
