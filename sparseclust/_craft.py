@@ -143,6 +143,43 @@ def _finish(best: dict, k: int | None, max_iter: int, name: str) -> None:
         )
 
 
+def _fit_all(
+    d, pen, settings, consts, seeds, n_jobs, ff_lambda
+) -> tuple[list[dict], str, int | None]:
+    """Runs for every restart, however lambda is set (given, calibrated to ``k`` or
+    farthest-first: ``ff_lambda(rng)``). Returns (runs, lam_method, k)."""
+    if pen.method == "calibrate":
+        return _calibrated_runs(d, settings, consts, pen.k, seeds, n_jobs), "calibrated", pen.k
+    if pen.method == "farthest_first":
+        lam, method = ff_lambda(np.random.default_rng(seeds[0])), "farthest_first"
+    else:
+        lam, method = pen.lam, "given"
+    runs = _parallel(n_jobs, [(_fixed_run, (d, settings, lam, s)) for s in seeds])
+    return runs, method, pen.k
+
+
+def _conclude(
+    runs, prep, *, k, name, call, method, consts, settings, scale, keep_data, k_selection=None
+) -> CraftResult:
+    """Choose the restart to report, warn as owed, and build the result."""
+    best = _choose(runs, k, prep.data, consts)
+    _finish(best, k, settings["max_iter"], name)
+    return _result(
+        best,
+        runs,
+        prep,
+        call=call,
+        method=method,
+        k=k,
+        consts=consts,
+        settings=settings,
+        scale=scale,
+        keep_data=keep_data,
+        k_selection=k_selection,
+        calibration=best.get("calibration"),
+    )
+
+
 # ------------------------------------------------------------------------- result
 @dataclass(frozen=True, eq=False, repr=False, kw_only=True)
 class CraftResult(ClusterResult):
@@ -640,7 +677,6 @@ def craft(
     seeds = np.random.SeedSequence(int(generator.integers(2**63 - 1))).spawn(n_init)
 
     k_selection = None
-    calibration = None
     if pen.method == "auto":
         k_wanted, k_selection = _gap_select(
             prep,
@@ -655,35 +691,22 @@ def craft(
         )
         runs = _calibrated_runs(d, settings, consts, k_wanted, seeds, n_jobs)
         method = "gap"
-    elif pen.method == "calibrate":
-        k_wanted = pen.k
-        runs = _calibrated_runs(d, settings, consts, k_wanted, seeds, n_jobs)
-        method = "calibrated"
     else:
-        k_wanted = pen.k
-        if pen.method == "farthest_first":
-            lam_value = ff_lam
-            method = "farthest_first"
-        else:
-            lam_value, method = pen.lam, "given"
-        runs = _parallel(n_jobs, [(_fixed_run, (d, settings, lam_value, s)) for s in seeds])
-
-    best = _choose(runs, k_wanted if pen.method != "given" else None, d, consts)
-    _finish(best, k_wanted, max_iter, "CRAFT")
-    calibration = best.get("calibration")
-    return _result(
-        best,
+        runs, method, k_wanted = _fit_all(
+            d, pen, settings, consts, seeds, n_jobs, lambda _g: ff_lam
+        )
+    return _conclude(
         runs,
         prep,
+        k=k_wanted,
+        name="CRAFT",
         call=call,
         method=method,
-        k=k_wanted,
         consts=consts,
         settings=settings,
         scale=scale,
         keep_data=keep_data,
         k_selection=k_selection,
-        calibration=calibration,
     )
 
 

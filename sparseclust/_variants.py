@@ -25,15 +25,11 @@ import pandas as pd
 from . import _craft_core as core
 from ._craft import (
     CraftResult,
-    _calibrated_runs,
     _check_m_rho,
-    _choose,
+    _conclude,
     _farthest_first,
-    _finish,
-    _fixed_run,
-    _parallel,
+    _fit_all,
     _Prepared,
-    _result,
     _singleton_selection,
 )
 from ._dtypes import ColumnInfo
@@ -247,26 +243,6 @@ def _design_table(table: ColumnTable) -> ColumnTable:
     )
 
 
-def _fit_all(
-    d: core.CraftData,
-    pen,
-    settings: dict,
-    consts: dict,
-    seeds: list,
-    n_jobs: int | None,
-    ff_lambda,
-) -> tuple[list[dict], str, int | None]:
-    """Runs for every restart, however lambda is set. Returns (runs, lam_method, k)."""
-    if pen.method == "calibrate":
-        return _calibrated_runs(d, settings, consts, pen.k, seeds, n_jobs), "calibrated", pen.k
-    if pen.method == "farthest_first":
-        lam, method = ff_lambda(np.random.default_rng(seeds[0])), "farthest_first"
-    else:
-        lam, method = pen.lam, "given"
-    runs = _parallel(n_jobs, [(_fixed_run, (d, settings, lam, s)) for s in seeds])
-    return runs, method, pen.k
-
-
 def squared_error(d: core.CraftData, st: core.State, labels: np.ndarray) -> float:
     """DP-RF's restart criterion: sum over observed cells of the squared deviation
     from the cluster mean (selected columns) or the overall mean (unselected ones).
@@ -442,24 +418,20 @@ def entropy_clustering(
         )
 
     runs, method, k_wanted = _fit_all(d, pen, settings, consts, seeds, n_jobs, ff)
-    best = _choose(runs, k_wanted, d, consts)
-    _finish(best, k_wanted, max_iter, "Entropy clustering")
-    res = _result(
-        best,
+    res = _conclude(
         runs,
         prep,
+        k=k_wanted,
+        name="Entropy clustering",
         call=call,
         method=method,
-        k=k_wanted,
         consts=consts,
         settings=settings,
         scale=False,
         keep_data=keep_data,
-        k_selection=None,
-        calibration=best.get("calibration"),
     )
     params = {
-        "lam": float(best["lam"]),
+        "lam": res.lam,
         "k": k_wanted,
         "alpha": alpha,
         "n_init": n_init,
@@ -639,21 +611,17 @@ def dp_rf(
     runs, method, k_wanted = _fit_all(d, pen, settings, consts, seeds, n_jobs, ff)
     for r in runs:
         r["nll"] = squared_error(d, r["state"], r["labels"])
-    best = _choose(runs, k_wanted, d, consts)
-    _finish(best, k_wanted, max_iter, "DP-RF")
-    res = _result(
-        best,
+    res = _conclude(
         runs,
         prep,
+        k=k_wanted,
+        name="DP-RF",
         call=call,
         method=method,
-        k=k_wanted,
         consts=consts,
         settings=settings,
         scale=scale,
         keep_data=keep_data,
-        k_selection=None,
-        calibration=best.get("calibration"),
     )
     return _as(
         DPRFResult,
