@@ -39,20 +39,21 @@ def _lam(text: str) -> float | str:
         ) from None
 
 
-def _dpmeans_args(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("DP-means")
+def _penalty_args(g: Any, k_help: str) -> None:
+    """--k, --lam and --max-iter: the same for every DP-style method."""
+    g.add_argument("--k", type=int, default=None, help=k_help)
     g.add_argument(
         "--lam",
         type=_lam,
         default=None,
         help="penalty for a new cluster (number) or 'farthest_first' (needs --k)",
     )
-    g.add_argument(
-        "--k",
-        type=int,
-        default=None,
-        help="number of clusters: calibrates lambda (alone) or feeds farthest_first",
-    )
+    g.add_argument("--max-iter", type=int, default=100, help="cap on passes (default 100)")
+
+
+def _dpmeans_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("DP-means")
+    _penalty_args(g, "number of clusters: calibrates lambda (alone) or feeds farthest_first")
     g.add_argument(
         "--init",
         choices=["mean", "random"],
@@ -66,7 +67,6 @@ def _dpmeans_args(p: argparse.ArgumentParser) -> None:
         default="raise",
         help="rows with missing values: error (default) or drop",
     )
-    g.add_argument("--max-iter", type=int, default=100, help="cap on passes (default 100)")
 
 
 def _dpmeans_run(args: argparse.Namespace, x: Any, data: Any) -> Any:
@@ -95,17 +95,8 @@ def _craft_args(p: argparse.ArgumentParser) -> None:
         default=0.5,
         help="fraction of features selected per cluster (default 0.5)",
     )
-    g.add_argument(
-        "--k",
-        type=int,
-        default=None,
-        help="number of clusters (lambda calibrated); omit with --lam for the gap statistic",
-    )
-    g.add_argument(
-        "--lam",
-        type=_lam,
-        default=None,
-        help="penalty for a new cluster (number) or 'farthest_first' (needs --k)",
+    _penalty_args(
+        g, "number of clusters (lambda calibrated); omit with --lam for the gap statistic"
     )
     g.add_argument(
         "--rho",
@@ -118,7 +109,6 @@ def _craft_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--eps-v", type=float, default=None, help="approximate budget: numeric")
     g.add_argument("--no-scale", action="store_true", help="do not standardise numeric columns")
     g.add_argument("--n-init", type=int, default=None, help="restarts (default: by data size)")
-    g.add_argument("--max-iter", type=int, default=100, help="cap on passes (default 100)")
     g.add_argument(
         "--missing",
         choices=["native", "drop", "raise"],
