@@ -8,6 +8,15 @@ Importing the package is light: no pyplot, no statsmodels.api.
 from ._craft import CraftResult, craft, craft_lambda
 from ._dpmeans import DPMeansResult, dpmeans, farthest_first_lambda
 from ._frame import ColumnTable, VariableSpec, build_table
+from ._kmeans import (
+    SparseKMeansPath,
+    SparseKMeansResult,
+    kmeans_sparse_permute,
+    sparse_kmeans,
+    sparse_kmeans_path,
+    sparse_weights,
+)
+from ._permute import PermuteResult
 from ._summary import Summary
 from ._variants import DPRFResult, EntropyResult, dp_rf, entropy_clustering
 from .exceptions import (
@@ -30,6 +39,9 @@ __all__ = [
     "DataWarning",
     "EntropyResult",
     "FormulaError",
+    "PermuteResult",
+    "SparseKMeansPath",
+    "SparseKMeansResult",
     "SparseclustWarning",
     "Summary",
     "VariableSpec",
@@ -41,4 +53,12 @@ __all__ = [
     "dpmeans",
     "entropy_clustering",
     "farthest_first_lambda",
+    "kmeans_sparse_permute",
+    "sparse_kmeans",
+    "sparse_kmeans_path",
+    "sparse_kmeans_permute",
+    "sparse_weights",
 ]
+
+#: Alias of :func:`kmeans_sparse_permute` (STYLE: both spellings are accepted).
+sparse_kmeans_permute = kmeans_sparse_permute

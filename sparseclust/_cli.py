@@ -140,6 +140,86 @@ def _craft_run(args: argparse.Namespace, x: Any, data: Any) -> Any:
     )
 
 
+def _sparse_common(g: Any) -> None:
+    g.add_argument(
+        "--weights",
+        choices=["exact", "sparcl"],
+        default="exact",
+        help="exact weight projection (default) or sparcl's BinarySearch replica",
+    )
+    g.add_argument("--scale", action="store_true", help="standardise each feature first")
+
+
+def _kmeans_common(g: Any) -> None:
+    g.add_argument("--k", type=int, required=True, help="number of clusters")
+    g.add_argument("--algorithm", choices=["hartigan-wong", "lloyd"], default="hartigan-wong")
+    g.add_argument("--nstart", type=int, default=20, help="random starts (default 20)")
+    g.add_argument("--max-iter", type=int, default=6, help="rounds (default 6, as sparcl)")
+    _sparse_common(g)
+
+
+def _sparse_kmeans_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("sparse k-means")
+    g.add_argument(
+        "--wbound", type=float, required=True, help="L1 bound on the weights (1 < s <= sqrt(p))"
+    )
+    _kmeans_common(g)
+
+
+def _sparse_kmeans_run(args: argparse.Namespace, x: Any, data: Any) -> Any:
+    from . import sparse_kmeans
+
+    return sparse_kmeans(
+        x,
+        args.k,
+        data=data,
+        wbound=args.wbound,
+        weights=args.weights,
+        algorithm=args.algorithm,
+        nstart=args.nstart,
+        max_iter=args.max_iter,
+        scale=args.scale,
+        categorical=args.categorical,
+        numeric=args.numeric,
+        rng=args.seed,
+    )
+
+
+def _kmeans_permute_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("permutation tuning of sparse k-means")
+    g.add_argument(
+        "--wbounds", type=float, nargs="+", default=None, help="bounds to try (default: grid)"
+    )
+    g.add_argument("--nperms", type=int, default=25, help="permutations (default 25)")
+    g.add_argument("--nvals", type=int, default=10, help="length of the default grid")
+    g.add_argument("--rule", choices=["max", "1se"], default="max")
+    g.add_argument("--n-jobs", type=int, default=None, help="parallel permutations (-1: all)")
+    _kmeans_common(g)
+
+
+def _kmeans_permute_run(args: argparse.Namespace, x: Any, data: Any) -> Any:
+    from . import kmeans_sparse_permute
+
+    return kmeans_sparse_permute(
+        x,
+        args.k,
+        data=data,
+        wbounds=args.wbounds,
+        nperms=args.nperms,
+        nvals=args.nvals,
+        rule=args.rule,
+        weights=args.weights,
+        algorithm=args.algorithm,
+        nstart=args.nstart,
+        max_iter=args.max_iter,
+        scale=args.scale,
+        categorical=args.categorical,
+        numeric=args.numeric,
+        n_jobs=args.n_jobs,
+        rng=args.seed,
+    )
+
+
 COMMANDS: dict[str, Command] = {
     "craft": Command(
         "CRAFT: clustering with cluster-specific feature selection, numeric and categorical "
@@ -149,6 +229,18 @@ COMMANDS: dict[str, Command] = {
         lambda r: r.plot_subspaces(),
     ),
     "dpmeans": Command("DP-means clustering (Kulis & Jordan 2012)", _dpmeans_args, _dpmeans_run),
+    "sparse-kmeans": Command(
+        "sparse k-means for one L1 bound (Witten & Tibshirani 2010; sparcl's KMeansSparseCluster)",
+        _sparse_kmeans_args,
+        _sparse_kmeans_run,
+        lambda r: r.plot_weights().figure,
+    ),
+    "kmeans-permute": Command(
+        "choose the L1 bound of sparse k-means by the permutation gap statistic "
+        "(sparcl's KMeansSparseCluster.permute)",
+        _kmeans_permute_args,
+        _kmeans_permute_run,
+    ),
 }
 
 
@@ -270,7 +362,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"Agreement of the clusters with {y.name!r}:")
         print(rep.to_string(float_format=lambda v: f"{v:.4f}"))
     if args.labels_out:
-        result.to_frame().to_csv(args.labels_out)
+        result.labels.rename("cluster").to_frame().to_csv(args.labels_out)
         print(f"\nLabels written to {args.labels_out}")
     if args.plot_out:
         import matplotlib

@@ -392,8 +392,9 @@ def build_table(
     if cat_names and not allow_categorical:
         raise TypeError(
             f"this method clusters numeric data only; columns {cat_names} are categorical. "
-            f"Drop them ({_drop_hint(cat_names, parsed is not None)}), or pass "
-            f"numeric={cat_names} if they hold numbers."
+            f"Drop them ({_drop_hint(cat_names, parsed is not None)}), use craft() for "
+            f"mixed numeric and categorical data, or pass numeric={cat_names} if they hold "
+            "numbers."
         )
     if num_names and not allow_numeric:
         raise TypeError(

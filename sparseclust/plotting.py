@@ -14,6 +14,10 @@ import numpy as np
 __all__ = [
     "plot_calibration",
     "plot_clusters",
+    "plot_feature_pair",
+    "plot_gap",
+    "plot_weights",
+    "plot_weights_path",
     "plot_k_selection",
     "plot_objective",
     "plot_profiles",
@@ -418,4 +422,187 @@ def plot_k_selection(table: Any, *, ax: Any = None, **kwargs: Any) -> Any:
     ax.set_xlabel("number of clusters K")
     ax.set_ylabel("gap statistic")
     ax.set_title("Choice of the number of clusters")
+    return ax
+
+
+# ------------------------------------------------------------------ sparse clustering
+def _weight_series(result: Any) -> Any:
+    import pandas as pd
+
+    w = getattr(result, "weights", result)
+    if not isinstance(w, pd.Series):
+        raise TypeError(
+            "plot_weights needs a sparse clustering result or a Series of weights; got "
+            f"{type(result).__name__}."
+        )
+    return w
+
+
+def plot_weights(
+    result: Any, ax: Any = None, *, label_top: int = 5, title: str | None = None, **kwargs: Any
+) -> Any:
+    """Feature weights against feature index (sparcl's ``plot`` of a sparse k-means fit).
+
+    Non-zero weights are drawn as filled points, zero weights as a faint baseline; the
+    ``label_top`` largest weights are labelled with their column names.
+
+    Parameters
+    ----------
+    result : SparseKMeansResult, SparseHClustResult, PermuteResult or Series
+        Anything with a ``weights`` Series (or the Series itself).
+    ax : Axes, optional
+    label_top : int
+        How many of the largest weights to annotate.
+    title : str, optional
+        Default ``"Wbound is <s>"`` as sparcl.
+    **kwargs
+        Passed to ``Axes.scatter`` for the non-zero weights.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> import pandas as pd, matplotlib.pyplot as plt
+    >>> ax = plot_weights(pd.Series([0.0, 0.8, 0.6, 0.0], index=list("abcd")))
+    >>> ax.get_xlabel(), ax.get_ylabel()
+    ('feature index', 'weight')
+    >>> plt.close(ax.figure)
+    """
+    w = _weight_series(result)
+    ax = _axes(ax)
+    idx = np.arange(1, len(w) + 1)
+    vals = w.to_numpy(dtype=float)
+    nz = vals != 0
+    ax.scatter(idx[~nz], vals[~nz], s=8, color="0.75", label="weight 0")
+    kwargs.setdefault("s", 18)
+    kwargs.setdefault("color", "C0")
+    ax.scatter(idx[nz], vals[nz], label=f"non-zero ({int(nz.sum())})", **kwargs)
+    order = np.argsort(-vals)[: max(int(label_top), 0)]
+    for i in order:
+        if vals[i] > 0:
+            ax.annotate(
+                str(w.index[i]),
+                (idx[i], vals[i]),
+                textcoords="offset points",
+                xytext=(3, 3),
+                fontsize=7,
+            )
+    ax.set_xlabel("feature index")
+    ax.set_ylabel("weight")
+    if title is None:
+        wb = getattr(result, "wbound", None)
+        if wb is None and hasattr(result, "best_wbound"):
+            wb = result.best_wbound
+        title = f"Wbound is {wb:.3g}" if wb is not None else "Feature weights"
+    ax.set_title(title)
+    ax.set_ylim(bottom=min(0.0, float(vals.min())) - 0.02)
+    ax.legend(fontsize=8, loc="best")
+    return ax
+
+
+def plot_weights_path(path: Any, *, ncols: int = 2, **kwargs: Any) -> Any:
+    """One weights panel per bound of a :class:`~sparseclust.SparseKMeansPath` (sparcl's layout).
+
+    Returns the Figure.
+    """
+    import matplotlib.pyplot as plt
+
+    n = len(path.fits)
+    nrows = int(np.ceil(n / ncols))
+    fig, axes = plt.subplots(
+        nrows, ncols, figsize=(5.0 * ncols, 2.6 * nrows), layout="constrained", squeeze=False
+    )
+    for ax, fit in zip(axes.ravel(), path.fits, strict=False):
+        plot_weights(fit, ax=ax, label_top=0, **kwargs)
+        ax.get_legend().remove()
+    for ax in axes.ravel()[n:]:
+        ax.set_visible(False)
+    return fig
+
+
+def plot_gap(result: Any, ax: Any = None, **kwargs: Any) -> Any:
+    """Gap statistic against the number of non-zero weights (log x axis), as sparcl's
+    ``plot`` of a permute result, with +/- one sd bars and the chosen bound circled.
+
+    Parameters
+    ----------
+    result : PermuteResult or DataFrame
+        A permute result, or a table with ``n_nonzero``, ``gap``, ``sd_gap`` (and
+        optionally ``wbound``).
+    ax : Axes, optional
+    **kwargs
+        Passed to ``Axes.errorbar``.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> import pandas as pd, matplotlib.pyplot as plt
+    >>> tab = pd.DataFrame({"wbound": [1.5, 3, 6], "n_nonzero": [2, 9, 40],
+    ...                     "gap": [0.1, 0.4, 0.3], "sd_gap": [0.02, 0.03, 0.03]})
+    >>> ax = plot_gap(tab)
+    >>> ax.get_xscale(), ax.get_xlabel()
+    ('log', 'number of non-zero weights')
+    >>> plt.close(ax.figure)
+    """
+    table = getattr(result, "table", result)
+    best = getattr(result, "best_index", None)
+    need = [c for c in ("n_nonzero", "gap", "sd_gap") if c not in table.columns]
+    if need:
+        raise ValueError(f"plot_gap needs columns {need}; got {list(table.columns)}.")
+    ax = _axes(ax)
+    x = table["n_nonzero"].to_numpy(dtype=float)
+    g = table["gap"].to_numpy(dtype=float)
+    sd = table["sd_gap"].to_numpy(dtype=float)
+    kwargs.setdefault("marker", "o")
+    kwargs.setdefault("capsize", 3)
+    kwargs.setdefault("label", "gap +/- 1 sd")
+    ax.errorbar(x, g, yerr=sd, **kwargs)
+    if best is not None:
+        wb = table["wbound"].iloc[best] if "wbound" in table.columns else None
+        lab = f"chosen wbound = {wb:.3g}" if wb is not None else "chosen"
+        ax.plot(
+            x[best],
+            g[best],
+            linestyle="none",
+            marker="o",
+            markersize=14,
+            markerfacecolor="none",
+            markeredgecolor="red",
+            markeredgewidth=2,
+            label=lab,
+            zorder=3,
+        )
+    ax.set_xscale("log")
+    ax.set_xlabel("number of non-zero weights")
+    ax.set_ylabel("gap statistic")
+    ax.set_title("Gap statistics")
+    ax.legend(fontsize=8)
+    return ax
+
+
+def plot_feature_pair(result: Any, ax: Any = None, *, features: Any = None, **kwargs: Any) -> Any:
+    """Rows on two features (default: the two largest weights), coloured by cluster."""
+    if result.table is None:
+        raise ValueError("this plot needs the data: refit with keep_data=True.")
+    names = list(result.table.numeric_names)
+    if features is None:
+        sel = list(result.selected.index[:2])
+        features = sel if len(sel) == 2 else (sel + [n for n in names if n not in sel])[:2]
+    if len(features) != 2:
+        raise ValueError(f"features must name two columns; got {features!r}.")
+    X = result.table.numeric
+    j = [names.index(f) for f in features]
+    lab = result.labels.loc[result.table.kept_index].to_numpy(dtype=float)
+    ax = _axes(ax)
+    kwargs.setdefault("s", 14)
+    sc = ax.scatter(X[:, j[0]], X[:, j[1]], c=lab, cmap="tab10", **kwargs)
+    ax.set_xlabel(str(features[0]))
+    ax.set_ylabel(str(features[1]))
+    ax.set_title("Clusters on the two largest-weight features")
+    ax.legend(*sc.legend_elements(), title="cluster", fontsize=8)
     return ax

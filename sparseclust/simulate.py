@@ -1,4 +1,5 @@
-"""Synthetic designs of the CRAFT paper (Sharma et al., AISTATS 2016, section 4).
+"""Synthetic designs of the CRAFT paper (Garg, Rudin & Jaakkola, AISTATS 2016, section 4)
+and of the sparse k-means simulation (Witten & Tibshirani 2010, as in the slides).
 
 Each simulator returns a :class:`Simulated`: the data (columns ``"f1"`` .. ``"fD"``),
 the true 0-based labels and the true cluster subspaces as a boolean clusters x
@@ -24,6 +25,8 @@ craft_fig3c     numeric 36     12 / 12 / 12                non-contiguous subspa
                                                            containment, extra features
 craft_fig4a     binary  30     9 / 16 / 8                  approximate budget (eps_c)
 craft_fig4c     numeric 30     9 / 16 / 8                  approximate budget (eps_v)
+sparse_sim      numeric 100    50 / 50 / 50                sparse k-means simulation
+sparse_motiv.   numeric 2      1 / 1                       correlated 2-D motivating case
 ==============  ======  =====  ==========================  ============================
 
 Examples
@@ -35,7 +38,7 @@ Simulated(design='craft_fig2a', n_obs=300, n_features=24, cluster_sizes=[100, 10
 >>> sim.subspaces.loc[0].loc[lambda s: s].index.tolist()
 ['f1', 'f2', 'f3', 'f4', 'f5', 'f6', 'f7', 'f8']
 >>> list_designs()
-['craft_fig2a', 'craft_fig2c', 'craft_fig3a', 'craft_fig3c', 'craft_fig4a', 'craft_fig4c']
+['craft_fig2a', 'craft_fig2c', 'craft_fig3a', 'craft_fig3c', 'craft_fig4a', 'craft_fig4c', 'sparse_motivating', 'sparse_sim']
 """
 
 from __future__ import annotations
@@ -61,6 +64,8 @@ __all__ = [
     "craft_fig4a",
     "craft_fig4c",
     "list_designs",
+    "sparse_motivating",
+    "sparse_sim",
 ]
 
 
@@ -591,6 +596,86 @@ def craft_fig4c(
     return _numeric("craft_fig4c", (n, n, n), mu, sd, shuffle, rng, params)
 
 
+# ------------------------------------------------------------------ sparse k-means
+def sparse_sim(
+    n_per_cluster: int = 20,
+    p: int = 100,
+    q: int = 50,
+    *,
+    means: Any = (0.0, 0.6, 1.2),
+    shuffle: bool = False,
+    rng: Any = None,
+) -> Simulated:
+    """The sparse k-means simulation of Witten & Tibshirani (2010), as in the slides.
+
+    ``len(means)`` clusters of ``n_per_cluster`` rows; ``X_ij ~ N(mu_ij, 1)`` with
+    ``mu_ij = means[k]`` for a row of cluster ``k`` on the first ``q`` features and
+    ``0`` on the other ``p - q``. Every cluster's subspace is the first ``q``
+    features. Columns ``f1`` .. ``fp`` (float64).
+
+    Examples
+    --------
+    >>> sim = sparse_sim(rng=0)
+    >>> sim.data.shape, sim.labels.value_counts().tolist()
+    ((60, 100), [20, 20, 20])
+    >>> int(sim.subspaces.iloc[0].sum())
+    50
+    """
+    n = check_int("n_per_cluster", n_per_cluster, min=1)
+    p = check_int("p", p, min=1)
+    q = check_int("q", q, min=0, max=p)
+    mu = tuple(float(m) for m in np.atleast_1d(np.asarray(means, dtype=float)))
+    if len(mu) < 1 or not np.isfinite(mu).all():
+        raise ValueError(f"means must be finite numbers, one per cluster; got {means!r}.")
+    k = len(mu)
+    cols = pd.Index([f"f{j}" for j in range(1, p + 1)])
+    S = pd.DataFrame(
+        np.tile(np.arange(p) < q, (k, 1)), columns=cols, index=pd.RangeIndex(k, name="cluster")
+    )
+    gen = as_rng(rng)
+    labels = _labels((n,) * k)
+    values = gen.standard_normal((labels.size, p))
+    values[:, :q] += np.asarray(mu)[labels][:, None]
+    params = {"n_per_cluster": n, "p": p, "q": q, "means": mu, "shuffle": shuffle}
+    return _finish("sparse_sim", values, labels, S, params, shuffle, gen)
+
+
+def sparse_motivating(
+    n_per_cluster: int = 100,
+    *,
+    shift: float = 0.5,
+    rho: float = 0.78,
+    shuffle: bool = False,
+    rng: Any = None,
+) -> Simulated:
+    """The slides' motivating example: two 2-D Gaussians with correlated features.
+
+    Means ``(-shift, 0)`` and ``(shift, 0)``, covariance ``[[1, rho], [rho, 1]]``:
+    the clusters differ on ``f1`` only, but standard k-means splits along the long
+    axis of the ellipses. Both subspaces are ``{f1}``.
+
+    Examples
+    --------
+    >>> sim = sparse_motivating(rng=0)
+    >>> sim.data.shape, sim.subspaces.to_numpy().tolist()
+    ((200, 2), [[True, False], [True, False]])
+    """
+    n = check_int("n_per_cluster", n_per_cluster, min=1)
+    rho = check_number("rho", rho, min=-1, max=1, min_inclusive=False, max_inclusive=False)
+    shift = check_number("shift", shift)
+    gen = as_rng(rng)
+    labels = _labels((n, n))
+    chol = np.linalg.cholesky(np.array([[1.0, rho], [rho, 1.0]]))
+    values = gen.standard_normal((2 * n, 2)) @ chol.T
+    values[:, 0] += np.where(labels == 0, -shift, shift)
+    cols = pd.Index(["f1", "f2"])
+    S = pd.DataFrame(
+        [[True, False], [True, False]], columns=cols, index=pd.RangeIndex(2, name="cluster")
+    )
+    params = {"n_per_cluster": n, "shift": shift, "rho": rho, "shuffle": shuffle}
+    return _finish("sparse_motivating", values, labels, S, params, shuffle, gen)
+
+
 DESIGNS: MappingProxyType[str, Callable[..., Simulated]] = MappingProxyType(
     {
         "craft_fig2a": craft_fig2a,
@@ -599,6 +684,8 @@ DESIGNS: MappingProxyType[str, Callable[..., Simulated]] = MappingProxyType(
         "craft_fig3c": craft_fig3c,
         "craft_fig4a": craft_fig4a,
         "craft_fig4c": craft_fig4c,
+        "sparse_sim": sparse_sim,
+        "sparse_motivating": sparse_motivating,
     }
 )
 """Read-only registry: design name -> simulator."""
@@ -613,6 +700,6 @@ def list_designs() -> list[str]:
     >>> DESIGNS["craft_fig3c"](n_per_cluster=2, rng=0).data.shape
     (6, 36)
     >>> len(list_designs())
-    6
+    8
     """
     return sorted(DESIGNS)

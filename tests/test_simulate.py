@@ -299,7 +299,7 @@ def test_validation(call, exc, match):
 
 
 def test_registry():
-    assert list_designs() == sorted(DESIGNS) == list(SHAPES)
+    assert list_designs() == sorted(DESIGNS) == [*SHAPES, "sparse_motivating", "sparse_sim"]
     assert set(simulate.__all__) >= {"DESIGNS", "Simulated", "list_designs", *DESIGNS}
     with pytest.raises(TypeError):
         DESIGNS["mine"] = craft_fig2a  # read-only
@@ -449,3 +449,27 @@ def test_plot_k_selection_validation(table):
         plot_k_selection(table.to_numpy())
     with pytest.raises(ValueError, match="no rows"):
         plot_k_selection(table.iloc[:0])
+
+
+def test_sparse_sim_matches_the_slides_design():
+    sim = simulate.sparse_sim(rng=3)
+    X, lab = sim.data.to_numpy(), sim.labels.to_numpy()
+    assert X.shape == (60, 100) and np.bincount(lab).tolist() == [20, 20, 20]
+    big = simulate.sparse_sim(n_per_cluster=4000, p=6, q=3, rng=1)
+    Xb, lb = big.data.to_numpy(), big.labels.to_numpy()
+    means = np.array([Xb[lb == k].mean(axis=0) for k in range(3)])
+    np.testing.assert_allclose(means[:, :3], [[0.0] * 3, [0.6] * 3, [1.2] * 3], atol=0.05)
+    np.testing.assert_allclose(means[:, 3:], 0.0, atol=0.05)
+    np.testing.assert_allclose(Xb[lb == 1].std(axis=0), 1.0, atol=0.05)
+    assert simulate.sparse_sim(rng=3).data.equals(sim.data)
+    with pytest.raises(ValueError, match="q must be"):
+        simulate.sparse_sim(p=5, q=6)
+
+
+def test_sparse_motivating_correlation():
+    sim = simulate.sparse_motivating(n_per_cluster=5000, rng=2)
+    X, lab = sim.data.to_numpy(), sim.labels.to_numpy()
+    assert abs(np.corrcoef(X[lab == 0].T)[0, 1] - 0.78) < 0.02
+    np.testing.assert_allclose(X[lab == 1].mean(axis=0), [0.5, 0.0], atol=0.05)
+    with pytest.raises(ValueError, match="rho"):
+        simulate.sparse_motivating(rho=1.0)

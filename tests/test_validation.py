@@ -534,8 +534,9 @@ class TestKindsAllowed:
             TypeError,
             match=esc(
                 "this method clusters numeric data only; columns ['g'] are categorical. Drop "
-                "them (e.g. df.drop(columns=['g']), or the formula '~ . - g' with data=df), or "
-                "pass numeric=['g'] if they hold numbers."
+                "them (e.g. df.drop(columns=['g']), or the formula '~ . - g' with data=df), use "
+                "craft() for mixed numeric and categorical data, or pass numeric=['g'] if they "
+                "hold numbers."
             ),
         ):
             build_table(df, allow_categorical=False)

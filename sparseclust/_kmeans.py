@@ -1,0 +1,935 @@
+"""Sparse k-means (Witten & Tibshirani 2010): ``sparse_kmeans``, ``sparse_kmeans_path``,
+``kmeans_sparse_permute`` and ``sparse_weights`` — R's sparcl ``KMeansSparseCluster``
+family on pandas, with exact weights, returned centres, ``predict`` and parallel tuning.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+
+from ._format import call_string, fmt
+from ._frame import build_table, transform_like
+from ._kmeans_core import initial_labels, partial_sqdist, sparse_kmeans_fit
+from ._parallel import run_parallel
+from ._permute import RULES, PermuteResult, make_permute_result
+from ._results import ClusterResult, labels_series
+from ._threads import single_blas_thread
+from ._validation import as_rng, check_bool, check_choice, check_int, check_number, user_stacklevel
+from ._weights import WEIGHT_MODES, between_ss, project_weights
+from .exceptions import ConvergenceWarning
+
+__all__ = [
+    "SparseKMeansPath",
+    "SparseKMeansResult",
+    "kmeans_sparse_permute",
+    "sparse_kmeans",
+    "sparse_kmeans_path",
+    "sparse_weights",
+]
+
+ALGORITHMS = ("hartigan-wong", "lloyd")
+_ALGO_ALIASES = {
+    "hartigan-wong": "hartigan-wong",
+    "hartigan_wong": "hartigan-wong",
+    "lloyd": "lloyd",
+}
+
+
+# ------------------------------------------------------------------------ result
+@dataclass(frozen=True, eq=False, repr=False, kw_only=True)
+class SparseKMeansResult(ClusterResult):
+    """Result of :func:`sparse_kmeans` (sparcl's ``KMeansSparseCluster`` element, and more).
+
+    Attributes
+    ----------
+    labels : Series (Int64)
+        0-based cluster of each row on the input index (numbered by first appearance
+        in data order; sparcl's ``Cs`` are 1-based).
+    weights : Series
+        Feature weights ``w`` (``||w||_2 = 1``, ``w >= 0``, ``||w||_1 <= wbound``), by column.
+    wbound : float
+        The L1 bound ``s``.
+    k : int
+        Number of clusters.
+    bcss, wcss, tss : Series
+        Per-feature between-, within- and total sums of squares of the partition.
+    objective : float
+        ``sum_j w_j BCSS_j`` at the end.
+    objective_path : ndarray
+        The objective after every round (sparcl's ``crit``).
+    centers : DataFrame
+        Cluster means (clusters x features) on the scale clustered on (standardised
+        when ``scale=True``).
+    threshold : float
+        The soft-threshold applied to the BCSS in the last weight step.
+    weights_mode, algorithm : str
+        Settings used.
+    """
+
+    weights: pd.Series
+    wbound: float
+    k: int
+    bcss: pd.Series
+    wcss: pd.Series
+    tss: pd.Series
+    objective: float
+    objective_path: np.ndarray
+    centers: pd.DataFrame
+    threshold: float
+    weights_mode: str
+    algorithm: str
+    scale: bool = False
+    center_: np.ndarray | None = None
+    scale_: np.ndarray | None = None
+
+    method_name: ClassVar[str] = "Sparse k-means"
+    plot_hint: ClassVar[str] = ".plot_weights() for the weights"
+
+    @cached_property
+    def n_nonzero(self) -> int:
+        """Number of non-zero weights."""
+        return int((self.weights != 0).sum())
+
+    @cached_property
+    def selected(self) -> pd.Series:
+        """The non-zero weights, largest first."""
+        w = self.weights[self.weights != 0]
+        return w.sort_values(ascending=False)
+
+    @cached_property
+    def weighted_centers(self) -> pd.DataFrame:
+        """Centres in the weighted space, ``mean * sqrt(w)`` (the space ``predict`` uses)."""
+        return self.centers * np.sqrt(self.weights.to_numpy())
+
+    def _headline(self) -> str:
+        return f"Sparse k-means (k={self.k}, wbound={self.wbound:.6g})"
+
+    def _detail_lines(self) -> list[str]:
+        top = ", ".join(f"{n} {v:.2f}" for n, v in self.selected.head(5).items())
+        more = ", ..." if self.n_nonzero > 5 else ""
+        return [
+            f"Non-zero weights: {self.n_nonzero} of {len(self.weights)} "
+            f"(sum {fmt(float(self.weights.sum()))}); objective sum(w * BCSS) = "
+            f"{fmt(self.objective, 6)}",
+            f"Top weights: {top}{more}",
+        ]
+
+    def _summary_tables(self) -> dict[str, pd.DataFrame]:
+        clusters = pd.DataFrame({"size": self.sizes})
+        weights = pd.DataFrame(
+            {
+                "weight": self.weights,
+                "bcss": self.bcss,
+                "wcss": self.wcss,
+                "bcss_share": self.bcss / self.tss.where(self.tss > 0),
+            }
+        )
+        weights = weights[weights["weight"] != 0].sort_values("weight", ascending=False)
+        params = pd.DataFrame(
+            {
+                "value": [
+                    self.k,
+                    fmt(self.wbound),
+                    self.n_nonzero,
+                    fmt(float(self.weights.sum())),
+                    fmt(self.objective, 6),
+                    self.weights_mode,
+                    self.algorithm,
+                    self.scale,
+                    self.n_iter,
+                    self.converged,
+                ]
+            },
+            index=[
+                "k",
+                "wbound",
+                "non-zero weights",
+                "sum of weights",
+                "objective",
+                "weights",
+                "algorithm",
+                "scale",
+                "iterations",
+                "converged",
+            ],
+        )
+        sel = list(self.selected.index)
+        return {
+            "clusters": clusters,
+            "parameters": params,
+            "weights": weights,
+            "centers": self.centers[sel],
+        }
+
+    def _notes(self) -> list[str]:
+        notes = super()._notes()
+        notes.append(
+            "Features with weight 0 do not affect the clustering; the table lists the "
+            "selected ones."
+        )
+        if self.scale:
+            notes.append("Features were standardised (mean 0, sd 1) before clustering.")
+        return notes
+
+    def profiles(self) -> pd.DataFrame:
+        """Mean and sd of each selected feature by cluster (largest weights first)."""
+        prof = super().profiles()
+        keep = [v for v in self.selected.index if v in prof.index.get_level_values(0)]
+        return prof.loc[keep]
+
+    def predict(self, newdata: Any, *, missing: str = "native") -> pd.Series:
+        """Nearest centre in the weighted space, ``sum_j w_j (x_j - c_j)^2``.
+
+        ``newdata`` needs the fitted columns. Missing cells use partial distances
+        (``missing="native"``), or drop the row (``"drop"``, label ``<NA>``) or raise.
+        """
+        check_choice("missing", missing, ["raise", "drop", "native"])
+        t = transform_like(self.variables, newdata, missing=missing)
+        X = _standardise(t.numeric, self.center_, self.scale_)
+        w = self.weights.to_numpy()
+        keep = np.flatnonzero(w != 0)
+        z = X[:, keep] * np.sqrt(w[keep])
+        c = self.centers.to_numpy()[:, keep] * np.sqrt(w[keep])
+        return labels_series(t, partial_sqdist(z, c).argmin(axis=1))
+
+    def plot(self, ax: Any = None, **kwargs: Any) -> Any:
+        """Weights against feature index (sparcl's plot)."""
+        return self.plot_weights(ax=ax, **kwargs)
+
+    def plot_weights(self, ax: Any = None, **kwargs: Any) -> Any:
+        """Weights against feature index, selected features labelled."""
+        from . import plotting
+
+        return plotting.plot_weights(self, ax=ax, **kwargs)
+
+    def plot_clusters(self, ax: Any = None, **kwargs: Any) -> Any:
+        """The rows on the two selected features with the largest weights, coloured by cluster."""
+        from . import plotting
+
+        return plotting.plot_feature_pair(self, ax=ax, **kwargs)
+
+
+@dataclass(frozen=True, eq=False, repr=False, kw_only=True)
+class SparseKMeansPath:
+    """Result of :func:`sparse_kmeans_path`: one :class:`SparseKMeansResult` per bound.
+
+    Attributes
+    ----------
+    fits : tuple of SparseKMeansResult
+        In the order of ``wbounds``.
+    table : DataFrame
+        ``wbound``, ``n_nonzero``, ``sum_weights``, ``objective``, ``n_iter``, ``converged``.
+    warm_start : bool
+        Whether each bound started from the previous bound's partition (sparcl).
+    call : str
+    """
+
+    fits: tuple
+    table: pd.DataFrame
+    warm_start: bool
+    call: str
+
+    def __len__(self) -> int:
+        return len(self.fits)
+
+    def __getitem__(self, i: int) -> SparseKMeansResult:
+        return self.fits[i]
+
+    @property
+    def weights(self) -> pd.DataFrame:
+        """Weights per bound (rows: bounds, columns: features)."""
+        return pd.DataFrame(
+            [f.weights for f in self.fits], index=pd.Index(self.table["wbound"], name="wbound")
+        )
+
+    def _lines(self) -> list[str]:
+        lines = [
+            f"Sparse k-means path over {len(self.fits)} bounds "
+            f"({'warm-started, as sparcl' if self.warm_start else 'independent fits'})",
+            f"Call: {self.call}",
+        ]
+        for f in self.fits:  # sparcl's print: one block per wbound
+            lines += [
+                f"Wbound is {fmt(f.wbound)}: {f.n_nonzero} non-zero weights, "
+                f"sum {fmt(float(f.weights.sum()))}; cluster sizes "
+                f"{', '.join(map(str, f.sizes.tolist()))}",
+            ]
+        lines.append("Index it (path[i]) for a fit; .plot() shows the weights per bound.")
+        return lines
+
+    def __repr__(self) -> str:
+        return "\n".join(self._lines())
+
+    def _repr_html_(self) -> str:
+        return f"<div><b>{self._lines()[0]}</b><br>{self.table.to_html()}</div>"
+
+    def summary(self) -> Any:
+        """The path table."""
+        from ._summary import Summary
+
+        return Summary(title="Sparse k-means path", call=self.call, tables={"path": self.table})
+
+    def plot(self, **kwargs: Any) -> Any:
+        """Weights against feature index, one panel per bound (sparcl's plot)."""
+        from . import plotting
+
+        return plotting.plot_weights_path(self, **kwargs)
+
+
+# ------------------------------------------------------------------------ helpers
+def _standardise(X: np.ndarray, center: np.ndarray | None, sd: np.ndarray | None) -> np.ndarray:
+    if center is None:
+        return X
+    return (X - center) / sd
+
+
+def _read(x, data, numeric, categorical, missing, scale, min_rows):
+    table = build_table(
+        x,
+        data=data,
+        categorical=categorical,
+        numeric=numeric,
+        missing=missing,
+        missing_choices=("raise", "drop", "native"),
+        allow_categorical=False,
+        allow_constant=True,
+        min_rows=min_rows,
+    )
+    X = table.numeric
+    center = sd = None
+    if scale:
+        center = np.nanmean(X, axis=0)
+        sd = np.nanstd(X, axis=0, ddof=1)
+        sd = np.where(sd > 0, sd, 1.0)
+        X = (X - center) / sd
+    if np.isnan(X).all(axis=1).any():
+        bad = table.kept_index[np.isnan(X).all(axis=1)].tolist()[:5]
+        raise ValueError(
+            f"rows {bad} have no observed value; drop them (missing='drop' drops any row "
+            "with a missing cell) or impute."
+        )
+    return table, X, (center, sd)
+
+
+def _check_wbound(wbound: Any, p: int, name: str = "wbound") -> float:
+    if wbound is None:
+        raise ValueError(
+            f"{name} is required: the L1 bound on the weights, between 1 and sqrt(p) = "
+            f"{np.sqrt(p):.3g} here (smaller = fewer features). Choose it with "
+            "kmeans_sparse_permute(), e.g. wbound=perm.best_wbound."
+        )
+    w = check_number(name, wbound, min=1, min_inclusive=False)
+    return w
+
+
+def _check_k(k: Any, n: int, centers: Any, p: int) -> tuple[int, np.ndarray | None]:
+    if centers is not None:
+        c = np.asarray(centers.to_numpy() if hasattr(centers, "to_numpy") else centers, float)
+        if c.ndim != 2 or c.shape[1] != p:
+            raise ValueError(
+                f"centers must be a (k, {p}) array, one row per cluster and one column per "
+                f"feature; got shape {c.shape}."
+            )
+        if not np.isfinite(c).all():
+            raise ValueError("centers must be finite; got NaN or inf in centers.")
+        if k is not None and int(k) != c.shape[0]:
+            raise ValueError(
+                f"k={k} but centers has {c.shape[0]} rows; pass one of them, or make them agree."
+            )
+        if np.unique(c, axis=0).shape[0] < c.shape[0]:
+            raise ValueError("centers has duplicated rows; give k distinct starting centres.")
+        k = c.shape[0]
+        kk = check_int("k", k, min=2, max=n)
+        return kk, c
+    if k is None:
+        raise ValueError("k is required: the number of clusters (or pass centers=).")
+    kk = check_int("k", k, min=2)
+    if kk > n:
+        raise ValueError(f"k={kk} is more than the {n} rows; use k <= {n}.")
+    return kk, None
+
+
+def _algorithm(algorithm: str) -> str:
+    a = str(algorithm).lower() if isinstance(algorithm, str) else algorithm
+    if a not in _ALGO_ALIASES:
+        check_choice("algorithm", algorithm, list(ALGORITHMS))
+    return _ALGO_ALIASES[a]
+
+
+def _fit_one(X, k, wbound, init, mode, algorithm, max_iter, seed) -> dict:
+    with single_blas_thread():
+        return sparse_kmeans_fit(
+            X,
+            k,
+            wbound,
+            init_labels=init,
+            mode=mode,
+            algorithm=algorithm,
+            max_iter=max_iter,
+            rng=np.random.default_rng(seed),
+        )
+
+
+def _initial(X, k, algorithm, nstart, centers, seed) -> tuple[np.ndarray, list[str]]:
+    notes: list[str] = []
+    with single_blas_thread():
+        lab = initial_labels(
+            X,
+            k,
+            algorithm=algorithm,
+            nstart=nstart,
+            centers=centers,
+            rng=np.random.default_rng(seed),
+            notes=notes,
+        )
+    return lab, notes
+
+
+def _centers(X: np.ndarray, labels: np.ndarray, k: int) -> np.ndarray:
+    onehot = np.zeros((labels.size, k))
+    onehot[np.arange(labels.size), labels] = 1.0
+    obs = ~np.isnan(X)
+    c = onehot.T @ obs
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (onehot.T @ np.where(obs, X, 0.0)) / c
+
+
+def _result(out, *, table, X, k, wbound, mode, algorithm, call, params, scale, keep_data):
+    names = table.numeric_names
+    idx = pd.Index(names, name="variable")
+    centers = pd.DataFrame(
+        _centers(X, out["labels"], k), columns=idx, index=pd.Index(range(k), name="cluster")
+    )
+    return SparseKMeansResult(
+        labels=labels_series(table, out["labels"]),
+        n_iter=out["n_iter"],
+        converged=out["converged"],
+        call=call,
+        params=params,
+        variables=table.spec,
+        table=table if keep_data else None,
+        weights=pd.Series(out["weights"], index=idx, name="weight"),
+        wbound=wbound,
+        k=k,
+        bcss=pd.Series(out["bcss"], index=idx, name="bcss"),
+        wcss=pd.Series(out["wcss"], index=idx, name="wcss"),
+        tss=pd.Series(out["tss"], index=idx, name="tss"),
+        objective=float(out["objective_path"][-1]),
+        objective_path=out["objective_path"],
+        centers=centers,
+        threshold=float(out["lam"]),
+        weights_mode=mode,
+        algorithm=algorithm,
+        scale=scale[0] is not None,
+        center_=scale[0],
+        scale_=scale[1],
+    )
+
+
+def _warn_fits(outs: list[dict], what: str, max_iter: int) -> None:
+    bad = sum(not o["converged"] for o in outs)
+    if bad:
+        which = "the fit" if len(outs) == 1 else f"{bad} of {len(outs)} fits"
+        warnings.warn(
+            f"{what}: {which} did not converge in max_iter={max_iter} rounds (weights still "
+            "changing by more than 1e-4 relative); raise max_iter.",
+            ConvergenceWarning,
+            stacklevel=user_stacklevel(),
+        )
+
+
+# ------------------------------------------------------------------------ public
+def sparse_weights(
+    x: Any = None,
+    /,
+    labels: Any = None,
+    wbound: float | None = None,
+    *,
+    data: Any = None,
+    weights: str = "exact",
+    scale: bool = False,
+    missing: str = "native",
+) -> pd.Series:
+    """Feature weights for a given partition (sparcl's ``UpdateWs``).
+
+    The weights maximise ``sum_j w_j BCSS_j`` under ``||w||_2 <= 1``,
+    ``||w||_1 <= wbound``, ``w >= 0`` for the partition ``labels`` (any hashable
+    labels, one per row; ``<NA>`` rows are left out).
+
+    Parameters
+    ----------
+    x : DataFrame, 2-D array or formula
+        Numeric data (``data=`` with a formula).
+    labels : array-like or Series
+        Cluster of each row.
+    wbound : float
+        The L1 bound (> 1).
+    weights : {"exact", "sparcl"}
+        Exact projection (default) or sparcl's BinarySearch replica.
+    scale : bool
+        Standardise the features first.
+
+    Returns
+    -------
+    Series
+        Weights by column name.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0, 0.0, 1.0], [0.1, 5.0, 0.0], [3.0, 0.2, 1.0], [3.1, 5.1, 0.0]])
+    >>> sparse_weights(X, [0, 0, 1, 1], wbound=1.2).round(3).tolist()
+    [1.0, 0.002, 0.0]
+    """
+    check_choice("weights", weights, list(WEIGHT_MODES))
+    table, X, _ = _read(x, data, None, None, missing, check_bool("scale", scale), 2)
+    if labels is None:
+        raise ValueError("labels are required: one cluster label per row.")
+    lab = pd.Series(np.asarray(labels, dtype=object) if not hasattr(labels, "index") else labels)
+    if len(lab) != len(table.index):
+        raise ValueError(f"labels has {len(lab)} entries but the data has {len(table.index)} rows.")
+    lab = lab.iloc[np.flatnonzero(~table.dropped)]
+    ok = lab.notna().to_numpy()
+    codes, _ = pd.factorize(lab[ok])
+    s = _check_wbound(wbound, X.shape[1])
+    bcss, _, _ = between_ss(X[ok], codes, int(codes.max()) + 1)
+    w, _ = project_weights(bcss, s, weights)
+    return pd.Series(w, index=pd.Index(table.numeric_names, name="variable"), name="weight")
+
+
+def sparse_kmeans(
+    x: Any = None,
+    /,
+    k: int | None = None,
+    *,
+    wbound: float | None = None,
+    data: Any = None,
+    weights: str = "exact",
+    algorithm: str = "hartigan-wong",
+    nstart: int = 20,
+    max_iter: int = 6,
+    centers: Any = None,
+    scale: bool = False,
+    missing: str = "native",
+    numeric: Any = None,
+    categorical: Any = None,
+    keep_data: bool = True,
+    rng: Any = None,
+) -> SparseKMeansResult:
+    """Sparse k-means clustering (Witten & Tibshirani 2010) for one L1 bound.
+
+    Maximises the weighted between-cluster sum of squares ``sum_j w_j BCSS_j(C)``
+    over partitions ``C`` into ``k`` clusters and weights with ``||w||_2 <= 1``,
+    ``||w||_1 <= wbound``, ``w >= 0``: features with weight 0 do not take part.
+
+    Parameters
+    ----------
+    x : DataFrame, 2-D array or formula
+        Numeric data (rows = observations), or a formula (``"~ . - id"``) with
+        ``data=``. Categorical columns are an error (use :func:`craft` for mixed data,
+        or encode them yourself).
+    k : int
+        Number of clusters (or give ``centers``).
+    wbound : float
+        L1 bound ``s`` on the weights, ``1 < s``; about ``sqrt(p)`` keeps every
+        feature. Choose it with :func:`kmeans_sparse_permute`.
+    weights : {"exact", "sparcl"}
+        ``"exact"``: the weight step is solved exactly (the L1 bound always holds;
+        scale-invariant). ``"sparcl"``: sparcl 1.0.4's BinarySearch with its absolute
+        tolerances, to reproduce published sparcl numbers.
+    algorithm : {"hartigan-wong", "lloyd"}
+        The k-means of the partition step. Hartigan–Wong (default) is R's ``kmeans``
+        default: it reaches lower within-cluster sums than Lloyd and, from the same
+        centres, reproduces sparcl's partitions exactly. With random starts, the
+        starts run as batched Lloyd iterations and the best are finished by
+        Hartigan–Wong (see ``_hartigan_wong.kmeans_multi_start``).
+    nstart : int
+        Random starts of the initial, unweighted k-means (sparcl's ``nstart=20``).
+    max_iter : int
+        Rounds (partition step + weight step); sparcl's 6. A ``ConvergenceWarning``
+        when the weights are still changing by more than 1e-4 (relative L1) after it.
+    centers : array (k, p), optional
+        Starting centres for the initial k-means (``nstart`` is then ignored), as
+        sparcl's ``centers``.
+    scale : bool
+        Standardise each feature (mean 0, sd 1) first. Default False, as sparcl
+        (which never scales; its examples call ``scale(x)`` first).
+    missing : {"native", "drop", "raise"}
+        ``"native"`` (default): missing cells are skipped — partial distances in the
+        partition step (which then runs Lloyd) and available-case sums of squares
+        (each feature's rescaled by ``n / n_observed``). sparcl fails on NA.
+    numeric, categorical : list of str, optional
+        Override type detection.
+    keep_data : bool
+        Keep the data on the result (for ``profiles`` and plots).
+    rng : None, int or Generator
+        Seed of the random starts (and sparcl's random restart of a partition step).
+
+    Returns
+    -------
+    SparseKMeansResult
+
+    Notes
+    -----
+    Follows sparcl's ``KMeansSparseCluster`` for one bound: initial partition by
+    unweighted k-means; ``w = 1/sqrt(p)``; rounds of (partition step from the current
+    clusters' means on ``x[:, w > 0] * sqrt(w)``, weights from the partition's BCSS)
+    until the weights settle. Differences from sparcl: exact weights by default; a
+    single non-zero weight works; distances to the k centres, O(nkq), instead of an
+    (n+k)^2 matrix; labels are 0-based; centres, convergence and ``predict`` are
+    returned; missing values are handled. R -> Python:
+    ``KMeansSparseCluster(x, K=3, wbounds=4)[[1]]`` is ``sparse_kmeans(x, 3, wbound=4)``.
+
+    Examples
+    --------
+    >>> from sparseclust.simulate import sparse_sim
+    >>> sim = sparse_sim(n_per_cluster=20, p=50, q=10, rng=0)
+    >>> fit = sparse_kmeans(sim.data, 3, wbound=3, rng=1)
+    >>> fit.n_nonzero <= 50, round(float(fit.weights.sum()), 6) <= 3
+    (True, True)
+    """
+    call = call_string(sparse_kmeans, locals())
+    check_choice("weights", weights, list(WEIGHT_MODES))
+    algorithm = _algorithm(algorithm)
+    nstart = check_int("nstart", nstart, min=1)
+    max_iter = check_int("max_iter", max_iter, min=1)
+    keep_data = check_bool("keep_data", keep_data)
+    scale = check_bool("scale", scale)
+    generator = as_rng(rng)
+    table, X, sc = _read(x, data, numeric, categorical, missing, scale, 2)
+    n, p = X.shape
+    k, c = _check_k(k, n, centers, p)
+    s = _check_wbound(wbound, p)
+    if c is not None and sc[0] is not None:
+        c = (c - sc[0]) / sc[1]
+    seed_init, seed_fit = (int(v) for v in generator.integers(2**63 - 1, size=2))
+    init, _ = _initial(X, k, algorithm, nstart, c, seed_init)
+    out = _fit_one(X, k, s, init, weights, algorithm, max_iter, seed_fit)
+    _warn_fits([out], "sparse_kmeans", max_iter)
+    params = {
+        "k": k,
+        "wbound": s,
+        "weights": weights,
+        "algorithm": algorithm,
+        "nstart": nstart,
+        "max_iter": max_iter,
+        "scale": scale,
+        "seed": seed_init,
+    }
+    return _result(
+        out,
+        table=table,
+        X=X,
+        k=k,
+        wbound=s,
+        mode=weights,
+        algorithm=algorithm,
+        call=call,
+        params=params,
+        scale=sc,
+        keep_data=keep_data,
+    )
+
+
+def _check_wbounds(wbounds: Any, p: int, *, min_len: int = 1) -> np.ndarray:
+    w = np.atleast_1d(np.asarray(wbounds, dtype=np.float64))
+    if w.ndim != 1 or w.size < min_len:
+        raise ValueError(
+            f"wbounds must be a sequence of at least {min_len} bounds; got {wbounds!r}."
+        )
+    if not np.isfinite(w).all() or (w <= 1).any():
+        raise ValueError(
+            f"wbounds must all be finite and > 1 (a bound <= 1 leaves one non-zero weight at "
+            f"most); got {w.tolist()}."
+        )
+    return w
+
+
+def sparse_kmeans_path(
+    x: Any = None,
+    /,
+    k: int | None = None,
+    *,
+    wbounds: Any = None,
+    warm_start: bool = True,
+    data: Any = None,
+    weights: str = "exact",
+    algorithm: str = "hartigan-wong",
+    nstart: int = 20,
+    max_iter: int = 6,
+    centers: Any = None,
+    scale: bool = False,
+    missing: str = "native",
+    numeric: Any = None,
+    categorical: Any = None,
+    keep_data: bool = True,
+    rng: Any = None,
+) -> SparseKMeansPath:
+    """Sparse k-means over a sequence of bounds (sparcl's ``KMeansSparseCluster`` with a vector).
+
+    ``wbounds`` defaults to sparcl's ``seq(1.1, sqrt(p), length = 20)``. With
+    ``warm_start=True`` (default, as sparcl) every bound starts from the previous
+    bound's final partition, in the order given, so the answer depends on the order
+    (and can lock in a poorer partition than an independent fit);
+    ``warm_start=False`` starts every bound from the same initial k-means partition.
+    Other arguments as :func:`sparse_kmeans`.
+
+    Examples
+    --------
+    >>> from sparseclust.simulate import sparse_sim
+    >>> sim = sparse_sim(n_per_cluster=10, p=20, q=5, rng=0)
+    >>> path = sparse_kmeans_path(sim.data, 3, wbounds=[1.5, 2.5, 4.0], rng=1)
+    >>> path.table["n_nonzero"].is_monotonic_increasing
+    True
+    """
+    call = call_string(sparse_kmeans_path, locals())
+    check_choice("weights", weights, list(WEIGHT_MODES))
+    algorithm = _algorithm(algorithm)
+    nstart = check_int("nstart", nstart, min=1)
+    max_iter = check_int("max_iter", max_iter, min=1)
+    warm_start = check_bool("warm_start", warm_start)
+    scale = check_bool("scale", scale)
+    generator = as_rng(rng)
+    table, X, sc = _read(x, data, numeric, categorical, missing, scale, 2)
+    n, p = X.shape
+    k, c = _check_k(k, n, centers, p)
+    if wbounds is None:
+        wbounds = np.linspace(1.1, max(np.sqrt(p), 1.2), 20)
+    wb = _check_wbounds(wbounds, p)
+    if c is not None and sc[0] is not None:
+        c = (c - sc[0]) / sc[1]
+    seed_init = int(generator.integers(2**63 - 1))
+    seeds = [int(v) for v in generator.integers(2**63 - 1, size=wb.size)]
+    init, _ = _initial(X, k, algorithm, nstart, c, seed_init)
+    outs = []
+    start = init
+    for s, seed in zip(wb, seeds, strict=True):
+        out = _fit_one(X, k, float(s), start, weights, algorithm, max_iter, seed)
+        outs.append(out)
+        if warm_start:
+            start = out["labels"]
+    _warn_fits(outs, "sparse_kmeans_path", max_iter)
+    fits = [
+        _result(
+            o,
+            table=table,
+            X=X,
+            k=k,
+            wbound=float(s),
+            mode=weights,
+            algorithm=algorithm,
+            call=call,
+            params={"k": k, "wbound": float(s), "weights": weights, "warm_start": warm_start},
+            scale=sc,
+            keep_data=keep_data,
+        )
+        for o, s in zip(outs, wb, strict=True)
+    ]
+    tab = pd.DataFrame(
+        {
+            "wbound": wb,
+            "n_nonzero": [f.n_nonzero for f in fits],
+            "sum_weights": [float(f.weights.sum()) for f in fits],
+            "objective": [f.objective for f in fits],
+            "n_iter": [f.n_iter for f in fits],
+            "converged": [f.converged for f in fits],
+        }
+    )
+    return SparseKMeansPath(fits=tuple(fits), table=tab, warm_start=warm_start, call=call)
+
+
+def _permuted(X: np.ndarray, seed: int) -> np.ndarray:
+    """Each column permuted independently (sparcl's null), from its own seed."""
+    g = np.random.default_rng(seed)
+    return g.permuted(X, axis=0)
+
+
+def _fit_bounds(X, k, wb, *, mode, algorithm, nstart, max_iter, centers, warm, seed) -> list[dict]:
+    """Fits of one data set at every bound, from one initial partition."""
+    g = np.random.default_rng(seed)
+    s_init, *seeds = (int(v) for v in g.integers(2**63 - 1, size=wb.size + 1))
+    init, _ = _initial(X, k, algorithm, nstart, centers, s_init)
+    outs, start = [], init
+    for s, sd in zip(wb, seeds, strict=True):
+        out = _fit_one(X, k, float(s), start, mode, algorithm, max_iter, sd)
+        outs.append(out)
+        if warm:
+            start = out["labels"]
+    return outs
+
+
+def _perm_task(X, k, wb, settings, seed_perm, seed_fit) -> list[float]:
+    outs = _fit_bounds(_permuted(X, seed_perm), k, wb, seed=seed_fit, **settings)
+    return [float(o["objective_path"][-1]) for o in outs], [o["converged"] for o in outs]
+
+
+def kmeans_sparse_permute(
+    x: Any = None,
+    /,
+    k: int | None = None,
+    *,
+    wbounds: Any = None,
+    nperms: int = 25,
+    nvals: int = 10,
+    data: Any = None,
+    rule: str = "max",
+    weights: str = "exact",
+    algorithm: str = "hartigan-wong",
+    nstart: int = 20,
+    max_iter: int = 6,
+    centers: Any = None,
+    warm_start: bool = False,
+    scale: bool = False,
+    missing: str = "native",
+    numeric: Any = None,
+    categorical: Any = None,
+    n_jobs: int | None = None,
+    progress: bool | None = None,
+    keep_data: bool = True,
+    rng: Any = None,
+) -> PermuteResult:
+    """Choose the L1 bound of sparse k-means by the permutation gap statistic (sparcl's
+    ``KMeansSparseCluster.permute``) and return the fit at it.
+
+    For each bound ``s`` the objective ``O(s) = sum_j w_j BCSS_j`` of the fit on the
+    data is compared with ``O*_b(s)`` on ``nperms`` data sets whose columns were
+    permuted independently: ``gap(s) = log O(s) - mean_b log O*_b(s)``.
+
+    Parameters
+    ----------
+    x, k, data
+        As :func:`sparse_kmeans`.
+    wbounds : sequence of float, optional
+        At least two bounds > 1. Default sparcl's
+        ``exp(seq(log(1.2), log(0.9 sqrt(p)), length = nvals))``.
+    nperms : int
+        Permuted data sets (sparcl's 25).
+    nvals : int
+        Length of the default grid.
+    rule : {"max", "1se"}
+        The bound with the largest gap (sparcl), or the smallest bound whose gap is
+        within one sd of the largest (the rule sparcl's documentation describes).
+    weights, algorithm, nstart, max_iter, centers, scale, missing
+        As :func:`sparse_kmeans`, and passed to every fit (sparcl ignores its
+        ``nstart``/``maxiter`` here).
+    warm_start : bool
+        False (default): every bound starts from the same initial partition of its
+        data set (independent fits). True: sparcl's warm-started path.
+    n_jobs : int, optional
+        Permutations run in parallel with joblib (``-1``: all cores).
+    progress : bool, optional
+        tqdm progress bar; default: when there are 10 or more permutations of data
+        with more than a million cells.
+    rng : None, int or Generator
+        Each permutation draws its own seed from ``rng``: reproducible for any
+        ``n_jobs``.
+
+    Returns
+    -------
+    PermuteResult
+        ``table`` (wbound, n_nonzero, gap, sd_gap), ``best_wbound``, ``best`` (the fit
+        on the data at it), ``fits`` (every bound), ``tots``, ``permtots``.
+
+    Examples
+    --------
+    >>> from sparseclust.simulate import sparse_sim
+    >>> sim = sparse_sim(n_per_cluster=10, p=30, q=5, rng=0)
+    >>> perm = kmeans_sparse_permute(sim.data, 3, nperms=5, rng=1)
+    >>> list(perm.table.columns)
+    ['wbound', 'n_nonzero', 'gap', 'sd_gap']
+    >>> perm.best.wbound == perm.best_wbound
+    True
+    """
+    call = call_string(kmeans_sparse_permute, locals())
+    nperms = check_int("nperms", nperms, min=2)
+    nvals = check_int("nvals", nvals, min=2)
+    check_choice("rule", rule, list(RULES))
+    check_choice("weights", weights, list(WEIGHT_MODES))
+    algorithm = _algorithm(algorithm)
+    nstart = check_int("nstart", nstart, min=1)
+    max_iter = check_int("max_iter", max_iter, min=1)
+    warm_start = check_bool("warm_start", warm_start)
+    scale = check_bool("scale", scale)
+    generator = as_rng(rng)
+    table, X, sc = _read(x, data, numeric, categorical, missing, scale, 2)
+    n, p = X.shape
+    if wbounds is None:
+        if 0.9 * np.sqrt(p) <= 1.2:
+            raise ValueError(
+                f"the default grid of bounds needs p >= 2 features (got p={p}); with one "
+                "feature there is nothing to select: use a plain k-means."
+            )
+        wbounds = np.exp(np.linspace(np.log(1.2), np.log(0.9 * np.sqrt(p)), nvals))
+    wb = _check_wbounds(wbounds, p, min_len=2)
+    k, c = _check_k(k, n, centers, p)
+    if c is not None and sc[0] is not None:
+        c = (c - sc[0]) / sc[1]
+    settings = {
+        "mode": weights,
+        "algorithm": algorithm,
+        "nstart": nstart,
+        "max_iter": max_iter,
+        "centers": c,
+        "warm": warm_start,
+    }
+    seed_real = int(generator.integers(2**63 - 1))
+    seeds = generator.integers(2**63 - 1, size=(nperms, 2))
+    if progress is None:
+        progress = nperms >= 10 and X.size > 1_000_000
+    outs = _fit_bounds(X, k, wb, seed=seed_real, **settings)
+    perm = run_parallel(
+        _perm_task,
+        [(X, k, wb, settings, int(a), int(b)) for a, b in seeds],
+        n_jobs=n_jobs,
+        progress=bool(progress),
+        desc="permutations",
+    )
+    permtots = np.array([t for t, _ in perm]).T  # bounds x perms
+    _warn_fits(outs, "kmeans_sparse_permute (fits on the data)", max_iter)
+    params = {
+        "k": k,
+        "nperms": nperms,
+        "rule": rule,
+        "weights": weights,
+        "algorithm": algorithm,
+        "nstart": nstart,
+        "max_iter": max_iter,
+        "warm_start": warm_start,
+        "scale": scale,
+        "seed": seed_real,
+        "perm_not_converged": int(sum(not c for _, cs in perm for c in cs)),
+    }
+    fits = [
+        _result(
+            o,
+            table=table,
+            X=X,
+            k=k,
+            wbound=float(s),
+            mode=weights,
+            algorithm=algorithm,
+            call=call,
+            params={**params, "wbound": float(s)},
+            scale=sc,
+            keep_data=keep_data,
+        )
+        for o, s in zip(outs, wb, strict=True)
+    ]
+    return make_permute_result(
+        wbounds=wb,
+        fits=fits,
+        tots=np.array([f.objective for f in fits]),
+        permtots=permtots,
+        n_nonzero=np.array([f.n_nonzero for f in fits]),
+        rule=rule,
+        null="observations",
+        call=call,
+        params=params,
+        method="kmeans",
+    )

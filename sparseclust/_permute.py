@@ -1,0 +1,241 @@
+"""Permutation (gap) tuning of the L1 bound: the shared statistics and result.
+
+``kmeans_sparse_permute`` (in :mod:`sparseclust._kmeans`) and
+``hclust_sparse_permute`` (in :mod:`sparseclust._hclust`) compute the objective on the
+data, ``O(s)``, and on ``nperms`` permuted data sets, ``O*(s)``, for every bound ``s``;
+this module turns them into the gap table and the choice of ``s`` and holds the result.
+
+The gap is sparcl's: ``log O(s) - mean_b log O*_b(s)``, its sd the sample sd
+(``ddof=1``) of ``log O*_b(s)`` (no ``sqrt(1 + 1/B)`` factor). ``rule="max"`` picks
+the first maximum (sparcl); ``rule="1se"`` the smallest ``s`` whose gap is within one
+sd of the maximum (the rule sparcl's documentation describes but does not implement).
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+
+from ._format import fmt
+from ._summary import Summary
+
+__all__ = ["PermuteResult", "choose_wbound", "gap_statistics"]
+
+RULES = ("max", "1se")
+
+
+def gap_statistics(tots: np.ndarray, permtots: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(gaps, sd_gaps)`` from ``tots`` (m,) and ``permtots`` (m, nperms), as sparcl.
+
+    Examples
+    --------
+    >>> gaps, sds = gap_statistics(np.array([np.e, np.e**2]), np.array([[1.0, 1.0], [np.e, np.e]]))
+    >>> gaps.tolist(), sds.tolist()
+    ([1.0, 1.0], [0.0, 0.0])
+    """
+    tots = np.asarray(tots, dtype=np.float64)
+    logs = np.log(np.asarray(permtots, dtype=np.float64))
+    gaps = np.log(tots) - logs.mean(axis=1)
+    sds = logs.std(axis=1, ddof=1) if logs.shape[1] > 1 else np.full(tots.shape, np.nan)
+    return gaps, sds
+
+
+def choose_wbound(wbounds: np.ndarray, gaps: np.ndarray, sd_gaps: np.ndarray, rule: str) -> int:
+    """Index of the chosen bound: first maximum (``"max"``), or the smallest bound whose
+    gap is at least ``max gap - sd`` at the maximum (``"1se"``).
+
+    Examples
+    --------
+    >>> w = np.array([1.5, 2.0, 3.0]); g = np.array([0.2, 0.45, 0.5]); sd = np.array([.1, .1, .1])
+    >>> choose_wbound(w, g, sd, "max"), choose_wbound(w, g, sd, "1se")
+    (2, 1)
+    """
+    best = int(np.nanargmax(gaps))
+    if rule == "max":
+        return best
+    sd = sd_gaps[best] if np.isfinite(sd_gaps[best]) else 0.0
+    ok = np.flatnonzero(gaps >= gaps[best] - sd)
+    return int(ok[np.argmin(np.asarray(wbounds)[ok])])
+
+
+@dataclass(frozen=True, eq=False, repr=False, kw_only=True)
+class PermuteResult:
+    """Result of :func:`~sparseclust.kmeans_sparse_permute` / :func:`~sparseclust.hclust_sparse_permute`.
+
+    Attributes
+    ----------
+    table : DataFrame
+        One row per bound: ``wbound``, ``n_nonzero`` (non-zero weights of the fit on
+        the data), ``gap``, ``sd_gap`` (printed like sparcl's table).
+    best_wbound : float
+        The chosen bound (by ``rule``).
+    best_index : int
+        Its row in ``table``.
+    best : SparseKMeansResult or SparseHClustResult
+        The fitted model at ``best_wbound`` (the very fit whose objective entered the
+        gap statistic; sparcl returns none and refits with new random starts).
+    fits : tuple
+        The fit on the data at every bound, in ``table`` order.
+    tots : ndarray
+        Objective on the data per bound, ``O(s)``.
+    permtots : ndarray
+        Objective per bound (rows) and permutation (columns), ``O*(s)``.
+    rule : {"max", "1se"}
+    null : str
+        What was permuted (``"observations"``: each feature's values across rows;
+        ``"dissimilarities"``: sparcl's hierarchical null).
+    nperms : int
+    call : str
+    params : dict
+    """
+
+    table: pd.DataFrame
+    best_wbound: float
+    best_index: int
+    best: Any
+    fits: tuple
+    tots: np.ndarray
+    permtots: np.ndarray
+    rule: str
+    null: str
+    nperms: int
+    call: str
+    params: dict
+    method: str = "kmeans"
+
+    titles: ClassVar[dict[str, str]] = {
+        "kmeans": "Sparse K-means Clustering",
+        "hclust": "Sparse Hierarchical Clustering",
+    }
+
+    @property
+    def labels(self) -> pd.Series:
+        """Cluster labels of the best fit (k-means; for hierarchical fits use ``best.cut(k)``)."""
+        return self.best.labels
+
+    @property
+    def weights(self) -> pd.Series:
+        """Feature weights of the best fit."""
+        return self.best.weights
+
+    def _printed_table(self) -> pd.DataFrame:
+        t = self.table.rename(
+            columns={
+                "wbound": "Wbound",
+                "n_nonzero": "# Non-Zero W's",
+                "gap": "Gap Statistic",
+                "sd_gap": "Standard Deviation",
+            }
+        )
+        t.index = pd.RangeIndex(1, len(t) + 1)
+        return t.round(4)
+
+    def _lines(self) -> list[str]:
+        rule = "largest gap statistic" if self.rule == "max" else "one-SE rule on the gap"
+        return [
+            f"Tuning parameter selection results for {self.titles[self.method]}:",
+            f"Call: {self.call}",
+            self._printed_table().to_string(),
+            f"Tuning parameter chosen by the {rule}: {fmt(self.best_wbound)} "
+            f"({int(self.table['n_nonzero'].iloc[self.best_index])} non-zero weights; "
+            f"{self.nperms} permutations of the {self.null})",
+            "The fit at it is .best; .plot() shows the gap curve.",
+        ]
+
+    def __repr__(self) -> str:
+        return "\n".join(self._lines())
+
+    def __str__(self) -> str:
+        return repr(self)
+
+    def _repr_html_(self) -> str:
+        lines = self._lines()
+        return (
+            f"<div><b>{html.escape(lines[0])}</b><br>{html.escape(lines[1])}"
+            f"{self._printed_table().to_html()}{html.escape(lines[3])}</div>"
+        )
+
+    def summary(self) -> Summary:
+        """The gap table and the chosen bound, plus the best fit's weights."""
+        chosen = pd.DataFrame(
+            {
+                "rule": [self.rule],
+                "best_wbound": [self.best_wbound],
+                "n_nonzero": [int(self.table["n_nonzero"].iloc[self.best_index])],
+                "nperms": [self.nperms],
+                "null": [self.null],
+            }
+        )
+        nz = self.best.weights[self.best.weights > 0].sort_values(ascending=False)
+        return Summary(
+            title=f"{self.titles[self.method]}: permutation tuning",
+            call=self.call,
+            tables={"gap": self.table, "chosen": chosen, "best_weights": nz.to_frame("weight")},
+            notes=[
+                "gap = log O(s) - mean log O*(s) over permuted data; sd_gap is the sample "
+                "sd of log O*(s) (as sparcl)."
+            ],
+        )
+
+    def to_frame(self) -> pd.DataFrame:
+        """The gap table."""
+        return self.table.copy()
+
+    def plot(self, ax: Any = None, **kwargs: Any) -> Any:
+        """Gap against the number of non-zero weights (log x axis), as sparcl's plot."""
+        from .plotting import plot_gap
+
+        return plot_gap(self, ax=ax, **kwargs)
+
+    plot_gap = plot
+
+    def plot_weights(self, ax: Any = None, **kwargs: Any) -> Any:
+        """Weights of the best fit against feature index."""
+        return self.best.plot_weights(ax=ax, **kwargs)
+
+
+def make_permute_result(
+    *,
+    wbounds: np.ndarray,
+    fits: list,
+    tots: np.ndarray,
+    permtots: np.ndarray,
+    n_nonzero: np.ndarray,
+    rule: str,
+    null: str,
+    call: str,
+    params: dict,
+    method: str,
+) -> PermuteResult:
+    """Gap table, choice and result from the objectives (shared by both methods)."""
+    wbounds = np.asarray(wbounds, dtype=np.float64)
+    permtots = np.asarray(permtots, dtype=np.float64).reshape(wbounds.size, -1)
+    gaps, sds = gap_statistics(tots, permtots)
+    best = choose_wbound(wbounds, gaps, sds, rule)
+    table = pd.DataFrame(
+        {
+            "wbound": wbounds,
+            "n_nonzero": np.asarray(n_nonzero, dtype=np.int64),
+            "gap": gaps,
+            "sd_gap": sds,
+        }
+    )
+    return PermuteResult(
+        table=table,
+        best_wbound=float(wbounds[best]),
+        best_index=best,
+        best=fits[best],
+        fits=tuple(fits),
+        tots=np.asarray(tots, dtype=np.float64),
+        permtots=permtots,
+        rule=rule,
+        null=null,
+        nperms=permtots.shape[1],
+        call=call,
+        params=params,
+        method=method,
+    )
