@@ -85,7 +85,9 @@ def main() -> None:
         t_sk, _ = timed(lambda X=X: KMeans(3, n_init=20, random_state=0).fit(X.to_numpy()), r)
         for s in (5.0, 0.5 * np.sqrt(p)):
             t, fit = timed(lambda X=X, s=s: sparse_kmeans(X, 3, wbound=s, rng=0), r)
-            mem = peak(lambda X=X, s=s: sparse_kmeans(X, 3, wbound=s, rng=0)) if n < 2000 else np.nan
+            mem = (
+                peak(lambda X=X, s=s: sparse_kmeans(X, 3, wbound=s, rng=0)) if n < 2000 else np.nan
+            )
             print(
                 f"{n:>5} x {p:<5} {s:>6.2f} {fit.n_nonzero:>7d} "
                 f"{ari(fit.labels.to_numpy(dtype=int), truth):>5.2f} {t:>8.3f} {mem:>8.1f} "
@@ -100,9 +102,7 @@ def main() -> None:
     for n, p in [(200, 1000), (1000, 1000)]:
         X, _ = data(n, p)
         r = 1 if n == 1000 else min(reps, 3)
-        t, perm = timed(
-            lambda X=X: kmeans_sparse_permute(X, 3, nperms=10, n_jobs=2, rng=0), r
-        )
+        t, perm = timed(lambda X=X: kmeans_sparse_permute(X, 3, nperms=10, n_jobs=2, rng=0), r)
         print(
             f"{n:>5} x {p:<5} {perm.best_wbound:>7.2f} "
             f"{int(perm.table['n_nonzero'].iloc[perm.best_index]):>7d} {t:>8.2f} "

@@ -6,8 +6,10 @@ Importing the package is light: no pyplot, no statsmodels.api.
 """
 
 from ._craft import CraftResult, craft, craft_lambda
+from ._dendrogram import color_dendrogram
 from ._dpmeans import DPMeansResult, dpmeans, farthest_first_lambda
 from ._frame import ColumnTable, VariableSpec, build_table
+from ._hclust import SparseHClustResult, hclust_sparse_permute, sparse_hclust
 from ._kmeans import (
     SparseKMeansPath,
     SparseKMeansResult,
@@ -40,6 +42,7 @@ __all__ = [
     "EntropyResult",
     "FormulaError",
     "PermuteResult",
+    "SparseHClustResult",
     "SparseKMeansPath",
     "SparseKMeansResult",
     "SparseclustWarning",
@@ -47,13 +50,17 @@ __all__ = [
     "VariableSpec",
     "__version__",
     "build_table",
+    "color_dendrogram",
     "craft",
     "craft_lambda",
     "dp_rf",
     "dpmeans",
     "entropy_clustering",
     "farthest_first_lambda",
+    "hclust_sparse_permute",
     "kmeans_sparse_permute",
+    "sparse_hclust",
+    "sparse_hclust_permute",
     "sparse_kmeans",
     "sparse_kmeans_path",
     "sparse_kmeans_permute",
@@ -62,3 +69,5 @@ __all__ = [
 
 #: Alias of :func:`kmeans_sparse_permute` (STYLE: both spellings are accepted).
 sparse_kmeans_permute = kmeans_sparse_permute
+#: Alias of :func:`hclust_sparse_permute`.
+sparse_hclust_permute = hclust_sparse_permute

@@ -220,6 +220,42 @@ def _kmeans_permute_run(args: argparse.Namespace, x: Any, data: Any) -> Any:
     )
 
 
+def _sparse_hclust_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("sparse hierarchical clustering")
+    g.add_argument(
+        "--wbound", type=float, default=None, help="L1 bound (default 0.5 sqrt(p), as sparcl)"
+    )
+    g.add_argument(
+        "--method", choices=["average", "complete", "single", "centroid"], default="average"
+    )
+    g.add_argument("--dissimilarity", choices=["squared", "absolute"], default="squared")
+    g.add_argument("--k", type=int, default=None, help="cut the tree into k clusters (labels)")
+    g.add_argument("--niter", type=int, default=15, help="iterations (default 15, as sparcl)")
+    g.add_argument(
+        "--standardize-arrays", action="store_true", help="standardise each row (sparcl)"
+    )
+    _sparse_common(g)
+
+
+def _sparse_hclust_run(args: argparse.Namespace, x: Any, data: Any) -> Any:
+    from . import sparse_hclust
+
+    return sparse_hclust(
+        x,
+        data=data,
+        wbound=args.wbound,
+        method=args.method,
+        dissimilarity=args.dissimilarity,
+        k=args.k,
+        niter=args.niter,
+        standardize_arrays=args.standardize_arrays,
+        weights=args.weights,
+        scale=args.scale,
+        categorical=args.categorical,
+        numeric=args.numeric,
+    )
+
+
 COMMANDS: dict[str, Command] = {
     "craft": Command(
         "CRAFT: clustering with cluster-specific feature selection, numeric and categorical "
@@ -241,6 +277,13 @@ COMMANDS: dict[str, Command] = {
         _kmeans_permute_args,
         _kmeans_permute_run,
     ),
+    "sparse-hclust": Command(
+        "sparse hierarchical clustering (Witten & Tibshirani 2010; sparcl's "
+        "HierarchicalSparseCluster)",
+        _sparse_hclust_args,
+        _sparse_hclust_run,
+        lambda r: r.plot(),
+    ),
 }
 
 
@@ -250,7 +293,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Clustering with feature selection on a CSV file or a shipped dataset.",
         epilog="Example: python -m sparseclust craft --dataset wine --m 0.5 --k 3",
     )
-    sub = parser.add_subparsers(dest="method", metavar="method", required=True)
+    sub = parser.add_subparsers(dest="command", metavar="method", required=True)
     for name, cmd in COMMANDS.items():
         p = sub.add_parser(name, help=cmd.help, description=cmd.help)
         src = p.add_mutually_exclusive_group(required=True)
@@ -342,8 +385,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status (0 ok, 2 usage or data error)."""
     parser = _parser()
     args = parser.parse_args(argv)
-    sub = parser._subparsers._group_actions[0].choices[args.method]  # noqa: SLF001
-    cmd = COMMANDS[args.method]
+    sub = parser._subparsers._group_actions[0].choices[args.command]  # noqa: SLF001
+    cmd = COMMANDS[args.command]
     try:
         (x, data), y = _load(args)
         result = cmd.run(args, x, data)

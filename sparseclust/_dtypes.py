@@ -154,6 +154,8 @@ def to_float(s: pd.Series, name: str, *, source: str = "numeric=") -> np.ndarray
     """
     s = densify(s)
     dt = s.dtype
+    if isinstance(dt, np.dtype) and dt.kind in "fiu":  # plain numpy numbers: no parsing
+        return s.to_numpy(dtype=np.float64)
     parsed = s  # what pd.to_numeric reads, to locate the value it cannot read
     codes = None  # for a category: the codes mapping rows to entries of ``parsed``
     try:

@@ -360,7 +360,13 @@ def build_table(
     for n in numeric or []:
         forced[n], forced_by[n] = "numeric", "numeric="
 
-    columns = {c: densify(df[c]) for c in names}
+    # Plain numpy number columns (the common wide case) skip the per-column Series work:
+    # they are numeric unless forced categorical, and convert to float64 as one block.
+    plain = {
+        c: isinstance(dt, np.dtype) and dt.kind in "fiu" and forced.get(c) != "categorical"
+        for c, dt in zip(names, df.dtypes, strict=True)
+    }
+    columns = {c: densify(df[c]) for c in names if not plain[c]}
 
     # Unsupported dtypes (all at once, so the user fixes them in one go). A datetime
     # column explicitly declared categorical is allowed (its distinct timestamps).
@@ -377,7 +383,11 @@ def build_table(
         )
 
     infos: list[ColumnInfo] = []
-    for c, s in columns.items():
+    for c, dt in zip(names, df.dtypes, strict=True):
+        if plain[c]:
+            infos.append(ColumnInfo(c, str(dt), "numeric", forced_by.get(c, "detected"), False))
+            continue
+        s = columns[c]
         if c in forced:
             kind, reason = forced[c], forced_by[c]
         else:
@@ -406,8 +416,13 @@ def build_table(
     n = len(df)
     reasons = {i.name: i.reason for i in infos}
     num = np.empty((n, len(num_names)), dtype=np.float64)
+    fast = [j for j, c in enumerate(num_names) if plain[c]]
+    if fast:
+        pos = df.columns.get_indexer([num_names[j] for j in fast])
+        num[:, fast] = df.iloc[:, pos].to_numpy(dtype=np.float64)
     for j, c in enumerate(num_names):
-        num[:, j] = to_float(columns[c], c, source=reasons[c])
+        if not plain[c]:
+            num[:, j] = to_float(columns[c], c, source=reasons[c])
     inf_counts = {
         c: int(np.isinf(num[:, j]).sum())
         for j, c in enumerate(num_names)
@@ -496,7 +511,10 @@ def build_table(
         )
 
     if not allow_constant and n_obs > 1:
-        const = [c for j, c in enumerate(num_names) if _is_constant(num[:, j])]
+        with warnings.catch_warnings():  # all-NaN columns were rejected above
+            warnings.simplefilter("ignore", RuntimeWarning)
+            lo, hi = np.nanmin(num, axis=0), np.nanmax(num, axis=0)
+        const = [c for j, c in enumerate(num_names) if lo[j] == hi[j]]
         const += [
             c for j, c in enumerate(cat_names) if np.unique(codes[:, j][codes[:, j] >= 0]).size <= 1
         ]
@@ -685,11 +703,6 @@ def _check_unique_names(df: pd.DataFrame, what: str) -> None:
             f"Duplicated column names {dup} in {what}; rename them so each is unique "
             f"(columns are named by str(label), so 1 and '1' collide)."
         )
-
-
-def _is_constant(col: np.ndarray) -> bool:
-    v = col[~np.isnan(col)]
-    return v.size > 0 and bool(np.all(v == v[0]))
 
 
 def _as_frame(data: Any, name: str) -> pd.DataFrame:

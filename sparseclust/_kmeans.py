@@ -891,7 +891,6 @@ def kmeans_sparse_permute(
         desc="permutations",
     )
     permtots = np.array([t for t, _ in perm]).T  # bounds x perms
-    _warn_fits(outs, "kmeans_sparse_permute (fits on the data)", max_iter)
     params = {
         "k": k,
         "nperms": nperms,
@@ -921,7 +920,7 @@ def kmeans_sparse_permute(
         )
         for o, s in zip(outs, wb, strict=True)
     ]
-    return make_permute_result(
+    result = make_permute_result(
         wbounds=wb,
         fits=fits,
         tots=np.array([f.objective for f in fits]),
@@ -933,3 +932,8 @@ def kmeans_sparse_permute(
         params=params,
         method="kmeans",
     )
+    # Only the returned fit warns; the others' convergence is counted in params (sparcl
+    # stops every fit at maxiter silently).
+    _warn_fits([outs[result.best_index]], "kmeans_sparse_permute (the chosen fit)", max_iter)
+    params["data_not_converged"] = int(sum(not o["converged"] for o in outs))
+    return result

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from ._hartigan_wong import hartigan_wong, kmeans_multi_start, lloyd
-from ._weights import between_ss, project_weights
+from ._weights import between_ss, column_totals, project_weights
 
 __all__ = ["nan_lloyd", "sparse_kmeans_fit", "update_labels"]
 
@@ -51,9 +51,9 @@ def first_appearance_means(z: np.ndarray, labels: np.ndarray) -> tuple[np.ndarra
         with np.errstate(invalid="ignore", divide="ignore"):
             means = (onehot.T @ np.where(obs, z, 0.0)) / c
         return np.where(c > 0, means, 0.0), relab
-    sums = np.zeros((k, z.shape[1]))
-    np.add.at(sums, relab, z)
-    return sums / counts[:, None], relab
+    onehot = np.zeros((labels.size, k))
+    onehot[np.arange(labels.size), relab] = 1.0
+    return (onehot.T @ z) / counts[:, None], relab
 
 
 def partial_sqdist(z: np.ndarray, centers: np.ndarray) -> np.ndarray:
@@ -216,12 +216,13 @@ def sparse_kmeans_fit(
     lam = 0.0
     n_iter = 0
     bcss = wcss = tss = np.zeros(p)
+    totals = None if np.isnan(x).any() else column_totals(x)
     while n_iter < max_iter:
         n_iter += 1
         w_old = w
         if n_iter > 1:
             labels = update_labels(x, k, w, labels, algorithm=algorithm, rng=rng, notes=notes)
-        bcss, wcss, tss = between_ss(x, labels, k)
+        bcss, wcss, tss = between_ss(x, labels, k, totals=totals)
         w, lam = project_weights(bcss, wbound, mode)
         path.append(float(np.sum(bcss * w)))
         if np.sum(np.abs(w - w_old)) / np.sum(np.abs(w_old)) <= TOL:

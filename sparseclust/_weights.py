@@ -32,6 +32,7 @@ import numpy as np
 
 __all__ = [
     "between_ss",
+    "column_totals",
     "binary_search_sparcl",
     "exact_threshold",
     "project_weights",
@@ -156,17 +157,30 @@ def project_weights(a: np.ndarray, s: float, mode: str = "exact") -> tuple[np.nd
     return np.where(tied, s / tied.sum(), 0.0), lam
 
 
+def column_totals(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Column means and total sums of squares (two-pass) of a complete matrix."""
+    grand = x.mean(axis=0)
+    centred = x - grand
+    return grand, np.einsum("ij,ij->j", centred, centred)
+
+
 def between_ss(
-    x: np.ndarray, labels: np.ndarray, k: int | None = None
+    x: np.ndarray,
+    labels: np.ndarray,
+    k: int | None = None,
+    *,
+    totals: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per-feature between-, within- and total sums of squares ``(bcss, wcss, tss)``.
 
-    Two-pass (centre inside each cluster, then square), so a singleton cluster adds
-    exactly 0 to the within sum, as in sparcl's ``GetWCSS``. Missing values (NaN)
-    are handled available-case: each feature's cluster means and sums use its
-    observed cells only, and the three sums are rescaled by ``n / n_observed`` of
-    that feature so that features with missing cells stay comparable (without
-    missing values nothing is rescaled).
+    Without missing values ``BCSS_j = sum_k n_k (mean_kj - mean_j)^2`` (no
+    cancellation; a singleton cluster has within sum 0, as in sparcl's ``GetWCSS``),
+    ``TSS_j`` two-pass, ``WCSS_j = TSS_j - BCSS_j``; ``totals`` (from
+    :func:`column_totals`) saves recomputing the column totals in a loop. Missing
+    values (NaN) are handled available-case: each feature's cluster means and sums
+    use its observed cells only, and the three sums are rescaled by
+    ``n / n_observed`` of that feature so that features with missing cells stay
+    comparable (without missing values nothing is rescaled).
     """
     x = np.asarray(x, dtype=np.float64)
     labels = np.asarray(labels, dtype=np.int64)
@@ -174,18 +188,15 @@ def between_ss(
         k = int(labels.max()) + 1 if labels.size else 0
     onehot = np.zeros((labels.size, k))
     onehot[np.arange(labels.size), labels] = 1.0
-    missing = np.isnan(x)
-    if not missing.any():
+    if totals is not None or not np.isnan(x).any():  # totals are only given for complete x
+        grand, tss = totals if totals is not None else column_totals(x)
         counts = onehot.sum(axis=0)
+        sums = onehot.T @ x
         with np.errstate(invalid="ignore", divide="ignore"):
-            means = (onehot.T @ x) / counts[:, None]
-        means[counts == 0] = 0.0
-        resid = x - means[labels]
-        wcss = np.einsum("ij,ij->j", resid, resid)
-        centred = x - x.mean(axis=0)
-        tss = np.einsum("ij,ij->j", centred, centred)
-        return tss - wcss, wcss, tss
-    obs = ~missing
+            dev = np.where(counts[:, None] > 0, sums / counts[:, None], 0.0) - grand
+        bcss = np.einsum("k,kj,kj->j", counts, dev, dev)
+        return bcss, tss - bcss, tss
+    obs = ~np.isnan(x)
     x0 = np.where(obs, x, 0.0)
     counts = onehot.T @ obs  # k x p observed counts per cluster and feature
     with np.errstate(invalid="ignore", divide="ignore"):

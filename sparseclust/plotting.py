@@ -11,9 +11,14 @@ from typing import Any
 
 import numpy as np
 
+from ._dendrogram import color_dendrogram, plot_dendrogram, plot_hclust
+
 __all__ = [
+    "color_dendrogram",
     "plot_calibration",
     "plot_clusters",
+    "plot_dendrogram",
+    "plot_hclust",
     "plot_feature_pair",
     "plot_gap",
     "plot_weights",

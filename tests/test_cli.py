@@ -371,3 +371,44 @@ def test_craft_command_bad_m_is_a_usage_error(capsys):
     assert main(["craft", "--dataset", "wine", "--m", "1.5", "--k", "3"]) == 2
     err = capsys.readouterr().err
     assert "m must be a finite number > 0 and < 1" in err and "Traceback" not in err
+
+
+# ------------------------------------------------------------------ sparse methods
+def test_sparse_kmeans_command(tmp_path, capsys):
+    labels, plot = tmp_path / "lab.csv", tmp_path / "w.png"
+    argv = ["sparse-kmeans", "--dataset", "wine", "--k", "3", "--wbound", "2", "--scale"]
+    argv += ["--seed", "1", "--labels-out", str(labels), "--plot-out", str(plot)]
+    assert main(argv) == 0
+    out, err = capsys.readouterr()
+    assert "Sparse k-means (k=3, wbound=2)" in out and "Non-zero weights" in out
+    assert "Agreement of the clusters with 'class'" in out
+    wine = load_wine()
+    got = pd.read_csv(labels, index_col=0)["cluster"]
+    assert len(got) == len(wine) and purity(wine["class"], got) > 0.85
+    assert plot.stat().st_size > 5000
+
+
+def test_kmeans_permute_command(capsys):
+    argv = ["kmeans-permute", "--dataset", "wine", "--k", "3", "--scale", "--nperms", "3"]
+    assert main([*argv, "--wbounds", "1.5", "2.5", "--seed", "0"]) == 0
+    out, _ = capsys.readouterr()
+    assert "Tuning parameter selection results for Sparse K-means Clustering" in out
+    assert "# Non-Zero W's" in out
+
+
+def test_sparse_hclust_command(tmp_path, capsys):
+    plot = tmp_path / "tree.png"
+    argv = ["sparse-hclust", "--dataset", "wine", "--k", "3", "--scale", "--wbound", "2"]
+    argv += ["--niter", "100"]
+    assert main([*argv, "--plot-out", str(plot)]) == 0
+    out, _ = capsys.readouterr()
+    assert "Agreement of the clusters with 'class'" in out
+    assert plot.stat().st_size > 5000
+
+
+def test_sparse_commands_usage_errors(capsys):
+    assert main(["sparse-kmeans", "--dataset", "wine", "--k", "3", "--wbound", "0.5"]) == 2
+    _, err = capsys.readouterr()
+    assert "wbound must be a finite number > 1" in err
+    with pytest.raises(SystemExit):
+        main(["sparse-kmeans", "--dataset", "wine", "--k", "3"])  # --wbound is required

@@ -312,3 +312,24 @@ def test_repr_summary_html_plots(sim):
         warnings.simplefilter("error")
         fig = sparse_kmeans_path(sim.data, 3, wbounds=[1.5, 2, 4], rng=0).plot()
     assert sum(a.get_visible() for a in fig.axes) == 3
+
+
+def test_slides_simulation_over_20_seeds():
+    """Slides' design (3 x 20 obs, p = 100, q = 50, means 0/0.6/1.2): sparse k-means at the
+    permutation-chosen bound is at least as good as k-means on average, and its weight
+    concentrates on the 50 informative features."""
+    from sklearn.cluster import KMeans
+
+    sparse, plain, share = [], [], []
+    for seed in range(20):
+        sim = sparse_sim(rng=seed)
+        truth = sim.labels.to_numpy()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            perm = kmeans_sparse_permute(sim.data, 3, nperms=10, n_jobs=2, rng=seed)
+        w = perm.best.weights
+        sparse.append(ari(perm.best.labels.to_numpy(dtype=int), truth))
+        plain.append(ari(KMeans(3, n_init=20, random_state=seed).fit(sim.data).labels_, truth))
+        share.append(w.iloc[:50].sum() / w.sum())
+    assert np.mean(sparse) >= np.mean(plain)
+    assert np.min(share) > 0.75 and np.mean(share) > 0.8

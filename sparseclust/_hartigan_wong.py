@@ -1,0 +1,984 @@
+"""Hartigan–Wong k-means (AS 136) as R's ``stats::kmeans`` runs it, Lloyd, and multi-start.
+
+Array-level core (no pandas). :func:`hartigan_wong` reproduces
+``kmeans(x, centers=<matrix>, iter.max=, algorithm="Hartigan-Wong")``: from the same
+centre matrix it returns R's partition. :func:`lloyd` is R's ``algorithm="Lloyd"`` from
+given centres, and :func:`kmeans_multi_start` is the ``nstart`` analogue.
+
+How the algorithm runs (Hartigan & Wong 1979, Applied Statistics algorithm AS 136, with
+the details R adds)
+------------------------------------------------------------------------------------
+* Start: each point's nearest centre ``IC1`` and second nearest ``IC2`` (ties to the
+  lower centre index); the centres are replaced by the means of that assignment. An
+  empty cluster is R's ``ifault 1`` (an error here).
+* Optimal-transfer stage (OPTRA): one pass over the points in data order. Point ``i``
+  of cluster ``L1`` (with more than one member) leaves for the cluster ``L2`` that
+  minimises ``R2 = n_L/(n_L+1) d(i, L)`` when ``R2 < n_L1/(n_L1-1) d(i, L1)``; the two
+  centres are updated at once. ``L2`` is searched among all clusters when ``L1`` is in
+  the *live set* (updated within the last ``n`` optimal-transfer steps, or in the last
+  quick-transfer stage), else among live clusters only; the current ``IC2`` is always a
+  candidate and wins ties. Without a transfer, ``L2`` becomes the new ``IC2``.
+* Quick-transfer stage (QTRAN): cycle through the points, testing only the swap
+  ``IC1 -> IC2`` and only while one of the two clusters changed within the last ``n``
+  steps; stop after ``n`` steps without a transfer. R caps one stage at ``50 n`` steps
+  (``ifault 4``, "Quick-TRANSfer stage steps exceeded maximum").
+* Stop when ``n`` consecutive optimal-transfer steps made no transfer, after the first
+  quick-transfer stage when ``k == 2``, or after ``max_iter`` rounds (R's ``iter.max``,
+  ``ifault 2``, "did not converge in ... iterations"). ``k == 1`` is R's special case
+  (one cluster, its mean). The result's centres and within sums of squares are
+  recomputed from the final partition.
+
+Speed, and why it is still exact
+--------------------------------
+The reference algorithm examines one point at a time. Here every stage evaluates its
+rule for a whole block of upcoming points at once, with one matrix product for the
+point-centre distances (``|x|^2 + |c|^2 - 2 x.c``, squared norms precomputed), because
+nothing a point's test reads changes until some point transfers: the centres, counts,
+live set and step counters only change at a transfer, and a non-transferring point only
+rewrites its own ``IC2``. (AS 136 caches ``D(I) = n_L1/(n_L1-1) d(i, L1)`` and refreshes
+it only when ``L1`` changed since; the cache is current whenever it is read, so
+evaluating it afresh gives the same number.) So the first point of the block, in the
+algorithm's order (data order in OPTRA with its step counter ``INDX``; cyclic order with
+``ISTEP``/``ICOUN`` in QTRAN), whose test says "transfer" is the next transfer: the
+points before it are settled with their vectorised outcome, the transfer is applied (two
+centres, counts, live set, step counters: O(p)), and evaluation resumes at the following
+point. Python loops run per transfer, not per point. Block sizes adapt: they double while
+nothing transfers, and where transfers come every point or two the points are evaluated
+one by one (exactly, see below).
+
+Floating point: the matrix-product distances differ from a direct sum of squared
+differences by rounding. Each product distance carries a rigorous error bound
+(``8 (p + 10) u (|x|^2 + |c|^2)`` with ``u = 2^-53``, after centring the data when that
+shrinks the norms); whenever a comparison of the stage (nearest centre, best ``R2``
+candidate, transfer test) is closer than the combined bounds, that point is re-evaluated
+exactly: its distances are summed sequentially over the features, in double precision,
+as AS 136's Fortran loops do, and the stage's comparisons are made in the same order
+(``DC >= R2/AN2(L)``, ``R2 < D(I)``, ``DD >= D(I)/AN2(L2)``). The centres are kept bit for
+bit as the Fortran keeps them (sequential sums in data order for the initial means, then
+``(c n1 - x)/(n1 - 1)`` and ``(c n2 + x)/(n2 + 1)`` at each transfer), so every decision
+equals the one a sequential double-precision run of AS 136 makes on the same input
+(assuming, as R's usual x86-64 builds do, that the compiler fuses no multiply-add). The
+returned centres and within sums of squares are recomputed from the final partition by
+matrix products: equal to R's up to rounding, not bit for bit.
+
+BLAS runs single-threaded inside these functions: the products here are thin (k or
+``n_init k`` columns) and were measured faster on one thread.
+
+References: Hartigan, J. A. and Wong, M. A. (1979) Algorithm AS 136: A K-means
+clustering algorithm. *Applied Statistics* 28, 100-108. R's ``?kmeans``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ._threads import single_blas_thread
+from ._validation import as_rng
+
+__all__ = ["HWResult", "hartigan_wong", "kmeans_multi_start", "lloyd"]
+
+_U = 2.0**-53  # unit roundoff of float64
+_TOL_SCALE = 8.0  # error bound of a product distance: _TOL_SCALE (p + 10) u (|x|^2 + |c|^2)
+_SLACK = 64.0 * _U  # relative slack for the few roundings of a comparison's own arithmetic
+_BLOCK0 = 128  # first block size of a stage (doubles while nothing transfers)
+_SCALAR = 4  # below this block size, points are evaluated one by one
+_LLOYD_PRE_MAX_ITER = 30  # Lloyd phase of the multi-start before Hartigan-Wong refines
+_N_REFINE = 3  # distinct best Lloyd solutions that Hartigan-Wong refines
+_QTRAN_STEPS = 50  # R caps a quick-transfer stage at 50 n steps (ifault 4)
+
+
+@dataclass(frozen=True, eq=False)
+class HWResult:
+    """Result of :func:`hartigan_wong` or :func:`lloyd` from given centres.
+
+    Attributes
+    ----------
+    labels : (n,) int64
+        0-based cluster of each row; label ``j`` is the cluster started from row ``j`` of
+        the given ``centers`` (R's ``$cluster`` minus 1).
+    centers : (k, p) float64
+        Final cluster means.
+    wss : (k,) float64
+        Within-cluster sums of squares (R's ``$withinss``).
+    n_iter : int
+        R's ``$iter``: the outer iterations used; ``max_iter + 1`` when the iteration cap
+        was hit (``ifault == 2``), as R reports it.
+    converged : bool
+        ``ifault == 0``.
+    ifault : int
+        R's code: 0 converged; 2 ``max_iter`` reached (R warns "did not converge in
+        max_iter iterations"); 4 the quick-transfer stage exceeded ``50 n`` steps (R warns
+        "Quick-TRANSfer stage steps exceeded maximum (= 50 n)"). The core never warns:
+        the caller decides.
+    """
+
+    labels: np.ndarray
+    centers: np.ndarray
+    wss: np.ndarray
+    n_iter: int
+    converged: bool
+    ifault: int
+
+    @property
+    def tot_withinss(self) -> float:
+        """Total within-cluster sum of squares."""
+        return float(np.sum(self.wss))
+
+
+# ------------------------------------------------------------------------------ helpers
+def _as_data(x: Any) -> np.ndarray:
+    """float64 C-contiguous 2-D data (finiteness is checked on the squared row norms)."""
+    x = np.ascontiguousarray(x, dtype=np.float64)
+    if x.ndim != 2:
+        raise ValueError(f"x must be a 2-D array; got {x.ndim} dimension(s)")
+    if x.shape[0] < 1:
+        raise ValueError("x has no rows")
+    return x
+
+
+def _row_sq(x: np.ndarray) -> np.ndarray:
+    """Squared row norms; raises unless every entry is finite (and squares stay finite)."""
+    q = np.einsum("ij,ij->i", x, x)
+    if not np.isfinite(q).all():
+        raise ValueError("x must be finite (no NaN or infinite values, no overflow when squared)")
+    return q
+
+
+def _as_centers(centers: Any, x: np.ndarray) -> np.ndarray:
+    c = np.array(centers, dtype=np.float64, order="C", copy=True)
+    if c.ndim != 2 or c.shape[0] < 1:
+        raise ValueError("centers must be a 2-D array with at least one row")
+    if c.shape[1] != x.shape[1]:
+        raise ValueError(
+            f"x and centers must have the same number of columns; got {x.shape[1]} and {c.shape[1]}"
+        )
+    if not np.isfinite(c).all():
+        raise ValueError("centers must be finite")
+    k = c.shape[0]
+    if k > x.shape[0]:
+        raise ValueError(f"more cluster centers ({k}) than data points ({x.shape[0]})")
+    if k > 1 and np.unique(_void_rows(c)).size < k:
+        raise ValueError("initial centers are not distinct")
+    return c
+
+
+def _check_max_iter(max_iter: Any) -> int:
+    if isinstance(max_iter, bool) or not isinstance(max_iter, int | np.integer):
+        raise TypeError(f"max_iter must be an int; got {type(max_iter).__name__}")
+    if max_iter < 1:
+        raise ValueError(f"max_iter must be positive; got {max_iter}")
+    return int(max_iter)
+
+
+def _seq_sqdist(xrow: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """Squared distances of one point to the rows of ``c``, each summed sequentially
+    over the features (left to right, as the Fortran loops): ``np.cumsum`` accumulates
+    in order, where ``np.sum`` would use pairwise summation."""
+    diff = xrow - c
+    diff *= diff
+    return np.cumsum(diff, axis=1)[:, -1]
+
+
+def _seq_cluster_sums(x: np.ndarray, labels: np.ndarray, k: int) -> np.ndarray:
+    """Per-cluster column sums accumulated in data order (bitwise as the Fortran)."""
+    sums = np.zeros((k, x.shape[1]))
+    for i, lab in enumerate(labels.tolist()):
+        sums[lab] += x[i]
+    return sums
+
+
+def _means(x: np.ndarray, labels: np.ndarray, k: int) -> np.ndarray:
+    """Cluster means by one matrix product (for results; not bitwise sequential)."""
+    onehot = np.zeros((k, x.shape[0]))
+    onehot[labels, np.arange(x.shape[0])] = 1.0
+    return (onehot @ x) / onehot.sum(axis=1)[:, None]
+
+
+def _final(x: np.ndarray, labels: np.ndarray, ref: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Cluster means and within sums of squares in one pass over ``x``.
+
+    ``ref`` are centres close to the means (the incrementally updated ones): with
+    ``e_i = x_i - ref_L``, the mean is ``ref_L + mean(e)`` and the within sum of squares
+    ``sum |e_i|^2 - n_L |mean(e)|^2``, whose correction term is tiny, so nothing cancels.
+    """
+    k, p = ref.shape
+    esum = np.zeros((k, p))
+    esq = np.zeros(k)
+    step = max(1, 2**16 // max(1, p))
+    for a in range(0, x.shape[0], step):
+        lab = labels[a : a + step]
+        e = x[a : a + step] - ref[lab]
+        onehot = np.zeros((k, lab.size))
+        onehot[lab, np.arange(lab.size)] = 1.0
+        esum += onehot @ e
+        esq += np.bincount(lab, weights=np.einsum("ij,ij->i", e, e), minlength=k)
+    nc = np.bincount(labels, minlength=k).astype(np.float64)
+    emean = esum / nc[:, None]
+    return ref + emean, np.maximum(esq - nc * np.einsum("ij,ij->i", emean, emean), 0.0)
+
+
+def _wss(x: np.ndarray, labels: np.ndarray, centers: np.ndarray) -> np.ndarray:
+    """Within sums of squares from direct differences (in cache-sized row blocks)."""
+    k = centers.shape[0]
+    out = np.zeros(k)
+    step = max(1, 2**16 // max(1, x.shape[1]))
+    for a in range(0, x.shape[0], step):
+        lab = labels[a : a + step]
+        diff = x[a : a + step] - centers[lab]
+        out += np.bincount(lab, weights=np.einsum("ij,ij->i", diff, diff), minlength=k)
+    return out
+
+
+def _one_cluster(x: np.ndarray) -> HWResult:
+    """k == 1: R hands this to its MacQueen code, which returns the mean at once."""
+    _row_sq(x)
+    labels = np.zeros(x.shape[0], dtype=np.int64)
+    centers = _means(x, labels, 1)
+    return HWResult(labels, centers, _wss(x, labels, centers), 1, True, 0)
+
+
+def _empty_cluster_error(nc: np.ndarray) -> ValueError:
+    empty = np.flatnonzero(nc == 0).tolist()
+    return ValueError(
+        "empty cluster: try a better set of initial centers (no point is nearest to "
+        f"centre row(s) {empty})"
+    )
+
+
+class _Screen:
+    """Matrix-product squared distances with a rigorous error bound per entry.
+
+    ``dist(rows)`` returns ``(d, tol)`` with ``|d - exact| <= tol``, where ``exact`` is
+    the squared distance summed sequentially over the features on the original data.
+    The data are shifted by the mean of a sample of rows when that shrinks their squared
+    norms substantially (the bound scales with them).
+    """
+
+    def __init__(self, x: np.ndarray) -> None:
+        p = x.shape[1]
+        xsq = _row_sq(x)
+        mu = x[:: max(1, x.shape[0] // 64)].mean(axis=0)  # the mean of <= 128 rows
+        musq = float(mu @ mu)
+        self.shift = musq > 0.25 * float(xsq.mean())
+        if self.shift:
+            self.mu = mu
+            self.xs = x - mu
+            self.xq = np.einsum("ij,ij->i", self.xs, self.xs)
+        else:
+            self.mu = None
+            self.xs = x
+            self.xq = xsq
+        self.tolf = _TOL_SCALE * (p + 10) * _U
+        self.tola = _TOL_SCALE * (p + 10) * 2.0**-1074  # underflow of tiny squares
+        self.cs = np.empty((0, p))
+        self.cq = np.empty(0)
+
+    def set_centers(self, c: np.ndarray) -> None:
+        self.cs = c - self.mu if self.shift else c.copy()
+        self.cq = np.einsum("ij,ij->i", self.cs, self.cs)
+
+    def update_rows(self, c: np.ndarray, rows: tuple[int, ...]) -> None:
+        for r in rows:
+            self.cs[r] = c[r] - self.mu if self.shift else c[r]
+            self.cq[r] = float(self.cs[r] @ self.cs[r])
+
+    def dist(self, rows: Any) -> tuple[np.ndarray, np.ndarray]:
+        s = self.xq[rows][:, None] + self.cq[None, :]
+        d = s - 2.0 * (self.xs[rows] @ self.cs.T)
+        return d, self.tolf * s + self.tola
+
+
+def _close(a: np.ndarray, b: np.ndarray, tol: np.ndarray) -> np.ndarray:
+    """Whether ``a`` and ``b`` (each known within the summed bound ``tol``) may compare
+    differently in exact arithmetic."""
+    return np.abs(a - b) <= tol + _SLACK * (np.abs(a) + np.abs(b))
+
+
+# -------------------------------------------------------------------- Hartigan-Wong core
+class _HW:
+    """State of one AS 136 run; integer bookkeeping as in the Fortran (1-based steps)."""
+
+    def __init__(self, x: np.ndarray, c: np.ndarray, max_iter: int) -> None:
+        self.x = x
+        self.n, self.p = x.shape
+        self.k = c.shape[0]
+        self.max_iter = max_iter
+        self.scr = _Screen(x)
+        self.c = c
+        self.imaxqtr = _QTRAN_STEPS * self.n  # R: isteps.Qtran = 50 * m
+
+    # ------------------------------------------------------------------ set-up
+    def initial_assignment(self) -> None:
+        """IC1/IC2 = nearest and second nearest centre (ties to the lower index)."""
+        n, k = self.n, self.k
+        scr = self.scr
+        scr.set_centers(self.c)
+        d, tol = scr.dist(slice(None))
+        order = np.argsort(d, axis=1, kind="stable")
+        r = np.arange(n)
+        o0, o1 = order[:, 0], order[:, 1]
+        unc = _close(d[r, o0], d[r, o1], tol[r, o0] + tol[r, o1])
+        if k > 2:
+            o2 = order[:, 2]
+            unc |= _close(d[r, o1], d[r, o2], tol[r, o1] + tol[r, o2])
+        ic1, ic2 = o0.astype(np.int64), o1.astype(np.int64)
+        for i in np.flatnonzero(unc).tolist():
+            ic1[i], ic2[i] = self._exact_two_nearest(i)
+        self.ic1, self.ic2 = ic1, ic2
+        nc = np.bincount(ic1, minlength=k)
+        if (nc == 0).any():
+            raise _empty_cluster_error(nc)
+        self.nc = nc.astype(np.int64)
+        self.c = _seq_cluster_sums(self.x, ic1, k) / nc[:, None].astype(np.float64)
+        scr.set_centers(self.c)
+        ncf = self.nc.astype(np.float64)
+        self.an2 = ncf / (ncf + 1.0)
+        self.an1 = np.where(self.nc > 1, ncf / np.maximum(ncf - 1.0, 1.0), np.inf)
+        self.itran = np.ones(k, dtype=bool)
+        self.ncp = np.full(k, -1, dtype=np.int64)
+        self.live = np.zeros(k, dtype=np.int64)
+        self.indx = 0
+
+    def _exact_two_nearest(self, i: int) -> tuple[int, int]:
+        dex = _seq_sqdist(self.x[i], self.c).tolist()
+        ic1, ic2 = 0, 1
+        dt1, dt2 = dex[0], dex[1]
+        if dt1 > dt2:
+            ic1, ic2, dt1, dt2 = 1, 0, dt2, dt1
+        for L in range(2, self.k):
+            db = dex[L]
+            if db >= dt2:
+                continue
+            if db >= dt1:
+                dt2, ic2 = db, L
+            else:
+                dt2, ic2, dt1, ic1 = dt1, ic1, db, L
+        return ic1, ic2
+
+    # ---------------------------------------------------------------- transfer
+    def _transfer(self, i: int, l1: int, l2: int) -> None:
+        """Move point ``i`` from ``l1`` to ``l2``: incremental centre update as AS 136."""
+        nc = self.nc
+        al1 = float(nc[l1])
+        alw = al1 - 1.0
+        al2 = float(nc[l2])
+        alt = al2 + 1.0
+        xi = self.x[i]
+        c = self.c
+        c[l1] = (c[l1] * al1 - xi) / alw
+        c[l2] = (c[l2] * al2 + xi) / alt
+        nc[l1] -= 1
+        nc[l2] += 1
+        self.an2[l1] = alw / al1
+        self.an1[l1] = alw / (alw - 1.0) if alw > 1.0 else np.inf
+        self.an1[l2] = alt / al2
+        self.an2[l2] = alt / (alt + 1.0)
+        self.ic1[i] = l2
+        self.ic2[i] = l1
+        self.scr.update_rows(c, (l1, l2))
+
+    # ------------------------------------------------------------------- OPTRA
+    def _optra_exact(self, i: int) -> tuple[bool, int]:
+        """Point ``i``'s optimal-transfer test evaluated as the Fortran does."""
+        step = i + 1
+        l1, ll = int(self.ic1[i]), int(self.ic2[i])
+        dex = _seq_sqdist(self.x[i], self.c).tolist()
+        an1, an2, live = self.an1, self.an2, self.live
+        d_i = dex[l1] * float(an1[l1])
+        r2 = dex[ll] * float(an2[ll])
+        l2 = ll
+        l1_dead = step >= live[l1]
+        for L in range(self.k):
+            if (l1_dead and step >= live[L]) or L == l1 or L == ll:
+                continue
+            rr = r2 / float(an2[L])
+            if dex[L] < rr:
+                r2 = dex[L] * float(an2[L])
+                l2 = L
+        return r2 < d_i, l2
+
+    def _optra_block(self, a: int, b: int) -> tuple[np.ndarray, ...]:
+        """Vectorised OPTRA tests for points a..b-1 against the current state."""
+        m = b - a
+        r = np.arange(m)
+        steps = np.arange(a + 1, b + 1)
+        l1 = self.ic1[a:b]
+        ll = self.ic2[a:b]
+        skip = self.nc[l1] == 1
+        d, tol = self.scr.dist(slice(a, b))
+        an2 = self.an2
+        crit = d * an2
+        ctol = tol * an2
+        live = steps[:, None] < self.live[None, :]
+        cand = live | live[r, l1][:, None]
+        cand[r, l1] = False
+        cand[r, ll] = True
+        cm = np.where(cand, crit, np.inf)
+        m1 = cm.min(axis=1)
+        at_min = cm == m1[:, None]
+        chosen = np.where(at_min[r, ll], ll, at_min.argmax(axis=1))
+        ctol_ch = ctol[r, chosen]
+        near = cand & _close(crit, m1[:, None], ctol + ctol_ch[:, None])
+        near[r, chosen] = False
+        an1_l1 = np.where(skip, 0.0, self.an1[l1])
+        dv = d[r, l1] * an1_l1
+        dtol = tol[r, l1] * an1_l1
+        trans = ~skip & (m1 < dv)
+        unc = ~skip & (near.any(axis=1) | _close(m1, dv, ctol_ch + dtol))
+        return skip, chosen, trans, unc
+
+    def _set_ic2(self, a: int, lo: int, hi: int, skip: np.ndarray, chosen: np.ndarray) -> None:
+        if hi > lo:
+            sl = slice(a + lo, a + hi)
+            self.ic2[sl] = np.where(skip[lo:hi], self.ic2[sl], chosen[lo:hi])
+
+    def _optra_move(self, row: int, l2: int) -> None:
+        l1 = int(self.ic1[row])
+        self.indx = 0
+        self.live[l1] = self.live[l2] = self.n + row + 1
+        self.ncp[l1] = self.ncp[l2] = row + 1
+        self._transfer(row, l1, l2)
+
+    def optra(self) -> None:
+        n = self.n
+        self.live[self.itran] = n + 1
+        i = 0
+        block = _BLOCK0
+        while i < n:
+            if block <= _SCALAR:
+                # Transfers are dense here: one point at a time, evaluated exactly.
+                self.indx += 1
+                block *= 2
+                if self.nc[self.ic1[i]] > 1:
+                    t, l2 = self._optra_exact(i)
+                    if t:
+                        self._optra_move(i, l2)
+                        block = 2
+                    else:
+                        self.ic2[i] = l2
+                if self.indx == n:
+                    return
+                i += 1
+                continue
+            b = min(n, i + block)
+            skip, chosen, trans, unc = self._optra_block(i, b)
+            m = b - i
+            # INDX counts steps since the last transfer; the stage returns once it hits n.
+            stop_at = n - self.indx - 1  # block offset where INDX reaches n
+            pos = 0
+            moved = False
+            for e in np.flatnonzero(trans | unc).tolist():
+                if stop_at < e:
+                    break
+                self._set_ic2(i, pos, e, skip, chosen)
+                self.indx += e - pos + 1
+                row = i + e
+                if unc[e]:
+                    t, l2 = self._optra_exact(row)
+                else:
+                    t, l2 = True, int(chosen[e])
+                if t:
+                    self._optra_move(row, l2)
+                    i = row + 1
+                    block = 2 * (e + 1)
+                    moved = True
+                    break
+                self.ic2[row] = l2
+                if self.indx == n:
+                    return
+                pos = e + 1
+            if moved:
+                continue
+            if stop_at < m:
+                self._set_ic2(i, pos, stop_at + 1, skip, chosen)
+                self.indx = n
+                return
+            self._set_ic2(i, pos, m, skip, chosen)
+            self.indx += m - pos
+            i = b
+            block = min(2 * block, n)
+        self.itran[:] = False
+        self.live -= n
+
+    # ------------------------------------------------------------------- QTRAN
+    def _qtran_exact(self, i: int) -> bool:
+        l1, l2 = int(self.ic1[i]), int(self.ic2[i])
+        dex = _seq_sqdist(self.x[i], self.c[[l1, l2]]).tolist()
+        r2 = (dex[0] * float(self.an1[l1])) / float(self.an2[l2])
+        return dex[1] < r2
+
+    def qtran(self) -> bool:
+        """Quick-transfer stage; False when R's 50 n step cap was hit (ifault 4)."""
+        n = self.n
+        istep = 0  # steps done in this stage (R's ISTEP)
+        quiet = 0  # steps since the last transfer (R's ICOUN); the stage ends at n
+        pos = 0  # point of the next step
+        block = _BLOCK0
+        while True:
+            m = min(block, n - quiet)
+            jcap = self.imaxqtr - istep - 1  # chunk offset of the step R refuses
+            capped = jcap < m
+            if capped:
+                m = jcap
+            off = np.arange(m)
+            idx = pos + off
+            idx[idx >= n] -= n
+            steps = istep + 1 + off
+            l1 = self.ic1[idx]
+            l2 = self.ic2[idx]
+            ncp = self.ncp
+            act = np.flatnonzero((self.nc[l1] != 1) & ((steps < ncp[l1]) | (steps < ncp[l2])))
+            found = -1
+            if act.size <= _SCALAR:
+                for j in act.tolist():
+                    if self._qtran_exact(int(idx[j])):
+                        found = j
+                        break
+            else:
+                rows = idx[act]
+                d, tol = self.scr.dist(rows)
+                r = np.arange(act.size)
+                a1, a2 = l1[act], l2[act]
+                fac = self.an1[a1] / self.an2[a2]
+                r2 = d[r, a1] * fac
+                d2 = d[r, a2]
+                unc = _close(d2, r2, tol[r, a2] + tol[r, a1] * fac)
+                for e in np.flatnonzero((d2 < r2) | unc).tolist():
+                    if not unc[e] or self._qtran_exact(int(rows[e])):
+                        found = int(act[e])
+                        break
+            if found >= 0:
+                row = int(idx[found])
+                a1_, a2_ = int(l1[found]), int(l2[found])
+                istep += found + 1
+                self.indx = 0
+                self.itran[a1_] = self.itran[a2_] = True
+                self.ncp[a1_] = self.ncp[a2_] = istep + n
+                self._transfer(row, a1_, a2_)
+                pos = row + 1 if row + 1 < n else 0
+                quiet = 0
+                block = 2 * (found + 1)
+                continue
+            if capped:
+                return False
+            istep += m
+            quiet += m
+            if quiet == n:
+                return True
+            pos = int(idx[-1]) + 1 if m else pos
+            if pos == n:
+                pos = 0
+            block *= 2
+
+    # --------------------------------------------------------------------- run
+    def run(self) -> HWResult:
+        self.initial_assignment()
+        ifault = 2
+        it = self.max_iter + 1  # R reports iter.max + 1 when the cap is hit
+        for ij in range(1, self.max_iter + 1):
+            self.optra()
+            if self.indx == self.n:  # n optimal-transfer steps without a transfer
+                ifault, it = 0, ij
+                break
+            if not self.qtran():
+                ifault, it = 4, ij
+                break
+            if self.k == 2:  # no need to re-enter the optimal-transfer stage
+                ifault, it = 0, ij
+                break
+            self.ncp[:] = 0
+        labels = self.ic1
+        centers, wss = _final(self.x, labels, self.c)
+        return HWResult(labels, centers, wss, it, ifault == 0, ifault)
+
+
+def hartigan_wong(x: Any, centers: Any, *, max_iter: int = 10) -> HWResult:
+    """Hartigan–Wong k-means from given centres, as R's ``kmeans(x, centers, iter.max)``.
+
+    Parameters
+    ----------
+    x : (n, p) array
+        Finite data.
+    centers : (k, p) array
+        Distinct starting centres; label ``j`` of the result is the cluster started from
+        row ``j``.
+    max_iter : int
+        R's ``iter.max`` (default 10).
+
+    Returns
+    -------
+    HWResult
+        ``labels`` 0-based (R's ``$cluster - 1``), final ``centers`` (means), per-cluster
+        ``wss``, ``n_iter`` (R's ``$iter``), ``converged`` and ``ifault``. On ``ifault``
+        2 (iteration cap) or 4 (quick-transfer step cap) the result is returned without
+        a warning; the caller warns.
+
+    Raises
+    ------
+    ValueError
+        An empty cluster after the initial assignment (R: "empty cluster: try a better
+        set of initial centers"), centres not distinct, ``k > n``, or ``1 < k == n`` (R:
+        "number of cluster centres must lie between 1 and nrow(x)").
+
+    Notes
+    -----
+    The module docstring describes the algorithm and why the vectorised evaluation makes
+    the same decisions as the point-by-point Fortran.
+
+    Examples
+    --------
+    >>> x = np.array([[0.0], [1.0], [2.0], [10.0], [11.0], [12.0]])
+    >>> res = hartigan_wong(x, np.array([[0.0], [10.0]]))
+    >>> res.labels
+    array([0, 0, 0, 1, 1, 1])
+    >>> res.wss, res.converged
+    (array([2., 2.]), True)
+    """
+    x = _as_data(x)
+    c = _as_centers(centers, x)
+    max_iter = _check_max_iter(max_iter)
+    k, n = c.shape[0], x.shape[0]
+    if k == 1:
+        return _one_cluster(x)
+    if k >= n:
+        raise ValueError(
+            f"number of cluster centres must lie between 1 and nrow(x) - 1 for "
+            f"Hartigan-Wong; got k={k}, n={n}"
+        )
+    with single_blas_thread():
+        return _HW(x, c, max_iter).run()
+
+
+# ------------------------------------------------------------------------------- Lloyd
+def _exact_nearest(x: np.ndarray, c: np.ndarray, scr: _Screen) -> np.ndarray:
+    """Nearest centre of every point (first index on ties), decisions as a sequential
+    double-precision sum would make them."""
+    n, k = x.shape[0], c.shape[0]
+    scr.set_centers(c)
+    d, tol = scr.dist(slice(None))
+    lab = d.argmin(axis=1)
+    if k == 1:
+        return lab.astype(np.int64)
+    r = np.arange(n)
+    dmin = d[r, lab]
+    near = _close(d, dmin[:, None], tol + tol[r, lab][:, None])
+    near[r, lab] = False
+    for i in np.flatnonzero(near.any(axis=1)).tolist():
+        dex = _seq_sqdist(x[i], c)
+        best, arg = np.inf, 0
+        for j, v in enumerate(dex.tolist()):
+            if v < best:
+                best, arg = v, j
+        lab[i] = arg
+    return lab.astype(np.int64)
+
+
+def lloyd(x: Any, centers: Any, *, max_iter: int = 10) -> HWResult:
+    """Lloyd's k-means from given centres, as R's ``kmeans(..., algorithm="Lloyd")``.
+
+    Assign every point to its nearest centre (ties to the lower index); stop when no label
+    changes, else replace the centres by the cluster means; at most ``max_iter`` passes.
+    ``n_iter`` is R's ``$iter`` (``max_iter + 1`` and ``ifault`` 2 when the cap is hit;
+    no warning here). An emptied cluster raises ``ValueError`` (R warns and returns a NaN
+    centre).
+
+    Examples
+    --------
+    >>> x = np.array([[0.0], [1.0], [2.0], [10.0], [11.0], [12.0]])
+    >>> lloyd(x, np.array([[0.0], [1.0]])).labels
+    array([0, 0, 0, 1, 1, 1])
+    """
+    x = _as_data(x)
+    c = _as_centers(centers, x)
+    max_iter = _check_max_iter(max_iter)
+    if c.shape[0] == 1:
+        return _one_cluster(x)
+    with single_blas_thread():
+        return _lloyd(x, c, max_iter)
+
+
+def _lloyd(x: np.ndarray, c: np.ndarray, max_iter: int) -> HWResult:
+    k = c.shape[0]
+    scr = _Screen(x)
+    labels = np.full(x.shape[0], -1, dtype=np.int64)
+    n_iter = max_iter + 1  # R's $iter when the cap is hit
+    for it in range(max_iter):
+        new = _exact_nearest(x, c, scr)
+        if np.array_equal(new, labels):
+            n_iter = it + 1
+            break
+        labels = new
+        nc = np.bincount(labels, minlength=k)
+        if (nc == 0).any():
+            raise _empty_cluster_error(nc)
+        c = _seq_cluster_sums(x, labels, k) / nc[:, None].astype(np.float64)
+    converged = n_iter <= max_iter
+    return HWResult(labels, c, _wss(x, labels, c), n_iter, converged, 0 if converged else 2)
+
+
+# ------------------------------------------------------------------------- multi-start
+def _void_rows(a: np.ndarray) -> np.ndarray:
+    a = np.ascontiguousarray(a + 0.0)  # + 0.0 turns -0.0 into 0.0, as R's unique sees them
+    return a.view(np.dtype((np.void, a.dtype.itemsize * a.shape[1]))).ravel()
+
+
+def _unique_rows(x: np.ndarray) -> np.ndarray:
+    """Indices of the first occurrence of each distinct row, in data order.
+
+    Rows are grouped by (up to) 16 of their columns first; only rows sharing those
+    values are compared in full, so continuous data cost one pass over 16 columns."""
+    n, p = x.shape
+    cols = np.unique(np.linspace(0, p - 1, min(p, 16)).astype(np.int64))
+    _, first, inv = np.unique(_void_rows(x[:, cols]), return_index=True, return_inverse=True)
+    if first.size == n or cols.size == p:
+        return np.sort(first)
+    keep = np.zeros(n, dtype=bool)
+    keep[first] = True
+    order = np.argsort(inv, kind="stable")
+    bounds = np.flatnonzero(np.diff(inv[order])) + 1
+    for members in np.split(order, bounds):
+        if members.size > 1:
+            _, f = np.unique(_void_rows(x[members]), return_index=True)
+            keep[members[f]] = True
+    return np.flatnonzero(keep)
+
+
+def _starts(
+    xs: np.ndarray, xq: np.ndarray, uniq: np.ndarray, k: int, n_init: int, init: str, rng: Any
+) -> np.ndarray:
+    """(n_init, k) row indices of distinct starting centres."""
+    m = uniq.size
+    if init == "random":
+        return np.stack([uniq[rng.choice(m, size=k, replace=False)] for _ in range(n_init)])
+    # k-means++ (D^2 sampling) for all starts at once, over the distinct rows
+    xu, qu = xs[uniq], xq[uniq]
+    chosen = np.empty((n_init, k), dtype=np.int64)
+    chosen[:, 0] = rng.integers(m, size=n_init)
+    r = np.arange(n_init)
+    d2 = None
+    for j in range(1, k):
+        last = chosen[:, j - 1]
+        dj = np.maximum(qu[last][:, None] + qu[None, :] - 2.0 * (xu[last] @ xu.T), 0.0)
+        dj[r, last] = 0.0
+        d2 = dj if d2 is None else np.minimum(d2, dj)
+        d2[r[:, None], chosen[:, :j]] = 0.0
+        cum = np.cumsum(d2, axis=1)
+        total = cum[:, -1]
+        t = rng.random(n_init) * total
+        pick = np.minimum((cum <= t[:, None]).sum(axis=1), m - 1)
+        for s in np.flatnonzero((total <= 0) | (d2[r, pick] <= 0)).tolist():
+            free = np.setdiff1d(np.arange(m), chosen[s, :j])  # degenerate: uniform
+            pick[s] = free[rng.integers(free.size)]
+        chosen[:, j] = pick
+    return uniq[chosen]
+
+
+def _batched_lloyd(
+    xs: np.ndarray, xq: np.ndarray, c0: np.ndarray, max_iter: int
+) -> tuple[np.ndarray, ...]:
+    """Lloyd for all starts together: one product per iteration with the stacked
+    ``(S k) x p`` centres. Cluster sums come from a one-hot product, then are updated
+    with the rows that changed cluster only (recomputed in full every 10 iterations).
+    A cluster that empties is re-seeded at the point farthest from its centre (within
+    that start). Starts whose labels stop changing leave the batch.
+
+    Returns labels (S, n), centres (S, k, p), total WSS (S,), converged (S,), n_iter (S,)."""
+    S, k, p = c0.shape
+    n = xs.shape[0]
+    c = c0.copy()
+    labels = np.full((S, n), -1, dtype=np.int64)
+    sums = np.zeros((S, k, p))
+    counts = np.zeros((S, k), dtype=np.int64)
+    converged = np.zeros(S, dtype=bool)
+    n_iter = np.full(S, max_iter + 1, dtype=np.int64)  # R's $iter convention
+    active = np.arange(S)
+    for it in range(max_iter):
+        A = active.size
+        ca = c[active].reshape(A * k, p)
+        g = xs @ ca.T  # (n, A k)
+        dist = (np.einsum("ij,ij->i", ca, ca)[None, :] - 2.0 * g).reshape(n, A, k)
+        lab = dist.argmin(axis=2).T  # (A, n)
+        old = labels[active]
+        changed = (lab != old).any(axis=1)
+        converged[active[~changed]] = True
+        n_iter[active[~changed]] = it + 1
+        keep = np.flatnonzero(changed)
+        if keep.size == 0:
+            break
+        active, lab, old = active[keep], lab[keep], old[keep]
+        A = active.size
+        cnt = np.stack([np.bincount(row, minlength=k) for row in lab])
+        for a in np.flatnonzero((cnt == 0).any(axis=1)).tolist():
+            own = dist[:, keep[a], :][np.arange(n), lab[a]] + xq
+            for j in np.flatnonzero(cnt[a] == 0).tolist():
+                for i in np.argsort(-own, kind="stable").tolist():
+                    if cnt[a, lab[a, i]] > 1:
+                        cnt[a, lab[a, i]] -= 1
+                        lab[a, i] = j
+                        cnt[a, j] = 1
+                        own[i] = 0.0
+                        break
+        labels[active] = lab
+        counts[active] = cnt
+        moved = lab != old
+        rows = np.flatnonzero(moved.any(axis=0))
+        if it % 10 == 0 or 2 * rows.size > n:
+            onehot = np.zeros((A * k, n))
+            onehot[(lab + (np.arange(A) * k)[:, None]).ravel(), np.tile(np.arange(n), A)] = 1.0
+            sums[active] = (onehot @ xs).reshape(A, k, p)
+        else:
+            aa, ii = np.nonzero(moved)
+            col = np.searchsorted(rows, ii)
+            delta = np.zeros((A * k, rows.size))
+            np.add.at(delta, (aa * k + lab[aa, ii], col), 1.0)
+            np.add.at(delta, (aa * k + old[aa, ii], col), -1.0)
+            sums[active] += (delta @ xs[rows]).reshape(A, k, p)
+        c[active] = sums[active] / cnt[:, :, None]
+    # every start's centres are the means of its labels: WSS = sum |x|^2 - sum n_j |c_j|^2
+    wss = xq.sum() - np.einsum("sk,skp,skp->s", counts, c, c)
+    return labels, c, wss, converged, n_iter
+
+
+def _canonical(labels: np.ndarray) -> np.ndarray:
+    """Relabel 0..k-1 by first appearance in data order."""
+    _, first = np.unique(labels, return_index=True)
+    order = labels[np.sort(first)]
+    rank = np.empty(int(labels.max()) + 1, dtype=np.int64)
+    rank[order] = np.arange(order.size)
+    return rank[labels]
+
+
+def kmeans_multi_start(
+    x: Any,
+    k: int,
+    *,
+    n_init: int,
+    rng: Any,
+    algorithm: str = "hartigan-wong",
+    max_iter: int = 10,
+    init: str = "random",
+) -> tuple[np.ndarray, np.ndarray, float, dict[str, Any]]:
+    """Best of ``n_init`` random starts, as R's ``kmeans(x, centers=k, nstart=n_init)``.
+
+    Each start takes ``k`` distinct rows as centres (``init="random"``: drawn uniformly
+    among the distinct rows, as R does; ``init="k-means++"``: D^2 sampling among them).
+
+    The starts are not run one after another. Lloyd's iterations run for all starts
+    together (one matrix product per iteration with the stacked ``(n_init k) x p``
+    centres, cluster sums by a one-hot product), until each start's labels stop changing
+    (at most ``max_iter`` iterations for ``algorithm="lloyd"``, 30 before a Hartigan–Wong
+    refinement). A cluster that empties during Lloyd is re-seeded at the point farthest
+    from its centre. For ``"lloyd"`` the start with the lowest total within sum of
+    squares is returned. For ``"hartigan-wong"``, :func:`hartigan_wong` (``max_iter``
+    rounds) refines the best three distinct Lloyd partitions from their Lloyd centres and
+    the best refinement is returned: a Hartigan–Wong local optimum, at least as good as
+    its Lloyd start. This is deliberate: R's random streams cannot be replayed anyway, and
+    Lloyd's phase is far cheaper per start than Hartigan–Wong's.
+
+    Returns
+    -------
+    labels : (n,) int64
+        0..k-1, numbered by first appearance in data order.
+    centers : (k, p) float64
+        The cluster means, in label order.
+    total_wss : float
+    info : dict
+        ``algorithm``, ``init``, ``n_init``, ``lloyd_wss`` (per start), ``lloyd_converged``
+        (per start), ``n_refined``, ``best_start``, ``n_iter``, ``converged``, ``ifault``
+        (of the returned solution; 2 or 4 are reported here, never warned).
+
+    Examples
+    --------
+    >>> g = np.random.default_rng(0)
+    >>> x = np.vstack([g.normal(0, 1, (20, 2)), g.normal(8, 1, (20, 2))])
+    >>> labels, centers, wss, info = kmeans_multi_start(x, 2, n_init=5, rng=1)
+    >>> labels[:3], bool(labels[20:].min() == 1), centers.shape
+    (array([0, 0, 0]), True, (2, 2))
+    """
+    x = _as_data(x)
+    if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
+        raise ValueError(f"k must be a positive int; got {k!r}")
+    k = int(k)
+    if isinstance(n_init, bool) or not isinstance(n_init, int | np.integer) or n_init < 1:
+        raise ValueError(f"n_init must be a positive int; got {n_init!r}")
+    n_init = int(n_init)
+    if algorithm not in ("hartigan-wong", "lloyd"):
+        raise ValueError(f"algorithm must be 'hartigan-wong' or 'lloyd'; got {algorithm!r}")
+    if init not in ("random", "k-means++"):
+        raise ValueError(f"init must be 'random' or 'k-means++'; got {init!r}")
+    max_iter = _check_max_iter(max_iter)
+    gen = as_rng(rng)
+    with single_blas_thread():
+        return _multi_start(x, k, n_init, gen, algorithm, max_iter, init)
+
+
+def _multi_start(
+    x: np.ndarray,
+    k: int,
+    n_init: int,
+    gen: np.random.Generator,
+    algorithm: str,
+    max_iter: int,
+    init: str,
+) -> tuple[np.ndarray, np.ndarray, float, dict[str, Any]]:
+    n = x.shape[0]
+    info: dict[str, Any] = {"algorithm": algorithm, "init": init, "n_init": n_init}
+    if k == 1:
+        res = _one_cluster(x)
+        info.update(
+            lloyd_wss=np.full(n_init, res.tot_withinss),
+            lloyd_converged=np.ones(n_init, dtype=bool),
+            n_refined=0,
+            best_start=0,
+            n_iter=1,
+            converged=True,
+            ifault=0,
+        )
+        return res.labels, res.centers, res.tot_withinss, info
+    uniq = _unique_rows(x)
+    if uniq.size < k:
+        raise ValueError(f"more cluster centers ({k}) than distinct data points ({uniq.size})")
+    if algorithm == "hartigan-wong" and k >= n:
+        raise ValueError(f"k must be below n for Hartigan-Wong; got k={k}, n={n}")
+    _row_sq(x)
+    mu = x.mean(axis=0)
+    xs = x - mu
+    xq = np.einsum("ij,ij->i", xs, xs)
+    idx = _starts(xs, xq, uniq, k, n_init, init, gen)
+    lloyd_iter = max_iter if algorithm == "lloyd" else max(max_iter, _LLOYD_PRE_MAX_ITER)
+    labs, cents, lwss, lconv, liter = _batched_lloyd(xs, xq, xs[idx], lloyd_iter)
+    info.update(lloyd_wss=lwss, lloyd_converged=lconv)
+    order = np.argsort(lwss, kind="stable")
+    best: tuple[float, int, np.ndarray, np.ndarray, int, int] | None = None
+    if algorithm == "hartigan-wong":
+        seen: list[bytes] = []
+        for s in order.tolist():
+            key = _canonical(labs[s]).tobytes()
+            if key in seen:
+                continue
+            seen.append(key)
+            try:
+                res = hartigan_wong(x, cents[s] + mu, max_iter=max_iter)
+            except ValueError:  # coincident Lloyd centres or an emptied cluster: skip
+                continue
+            if best is None or res.tot_withinss < best[0]:
+                best = (res.tot_withinss, s, res.labels, res.centers, res.n_iter, res.ifault)
+            if len(seen) == _N_REFINE:
+                break
+        info["n_refined"] = len(seen)
+    if best is None:  # "lloyd", or no refinement possible
+        s = int(order[0])
+        lab = labs[s]
+        c = _means(x, lab, k)
+        tot = float(_wss(x, lab, c).sum())
+        best = (tot, s, lab, c, int(liter[s]), 0 if lconv[s] else 2)
+        info.setdefault("n_refined", 0)
+    tot, s, lab, c, n_iter, ifault = best
+    canon = _canonical(lab)
+    perm = np.empty(k, dtype=np.int64)
+    perm[canon] = lab
+    info.update(best_start=int(s), n_iter=int(n_iter), converged=ifault == 0, ifault=int(ifault))
+    return canon, c[perm], float(tot), info

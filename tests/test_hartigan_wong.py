@@ -1,0 +1,480 @@
+"""Hartigan–Wong k-means (AS 136, as R's ``kmeans`` runs it), Lloyd and multi-start.
+
+Expected numbers come from R (tests/r_reference/, see its README), from brute force, and
+from a plain point-by-point implementation of AS 136 written below from the published
+description (Hartigan & Wong 1979), independent of the vectorised code under test.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from sparseclust._hartigan_wong import HWResult, hartigan_wong, kmeans_multi_start, lloyd
+
+REF = Path(__file__).parent / "r_reference"
+
+
+# --------------------------------------------------------------------------- helpers
+def load(case: str) -> tuple[np.ndarray, dict]:
+    x = pd.read_csv(REF / case / "input.csv").to_numpy(dtype=np.float64)
+    out = json.loads((REF / case / "output.json").read_text())
+    assert x.sum() == pytest.approx(out["x_checksum"]["sum"], rel=1e-14)
+    return x, {r["id"]: r for r in out["runs"]}
+
+
+def wcss(x: np.ndarray, labels: np.ndarray) -> float:
+    """Total within-cluster sum of squares, directly."""
+    return float(sum(((x[labels == j] - x[labels == j].mean(0)) ** 2).sum() for j in set(labels)))
+
+
+def mixture(rng, n, p, k, sep):
+    means = rng.standard_normal((k, p)) * sep
+    return means[rng.integers(0, k, n)] + rng.standard_normal((n, p))
+
+
+def plain_as136(x, centers, max_iter=10, steps_per_point=50):
+    """AS 136 one point at a time, as the paper describes it, with R's caps.
+
+    Returns (labels, iterations as R reports them, ifault). Distances are summed
+    left to right over the features in double precision.
+    """
+    x = np.asarray(x, dtype=float)
+    c = np.array(centers, dtype=float)
+    n, p = x.shape
+    k = c.shape[0]
+
+    def sq(i, L):
+        s = 0.0
+        for a, b in zip(x[i].tolist(), c[L].tolist()):
+            s += (a - b) * (a - b)
+        return s
+
+    # start: nearest and second-nearest centre (ties: the lower index)
+    best, second = [0] * n, [0] * n
+    for i in range(n):
+        d = [sq(i, L) for L in range(k)]
+        a, b = (1, 0) if d[0] > d[1] else (0, 1)
+        for L in range(2, k):
+            if d[L] < d[b]:
+                a, b = (L, a) if d[L] < d[a] else (a, L)
+        best[i], second[i] = a, b
+    size = [best.count(L) for L in range(k)]
+    if min(size) == 0:
+        raise ValueError("empty cluster")
+    c[:] = 0.0
+    for i in range(n):
+        c[best[i]] = c[best[i]] + x[i]
+    c /= np.array(size, dtype=float)[:, None]
+
+    def loss(L):  # factor of a point leaving cluster L
+        return size[L] / (size[L] - 1.0) if size[L] > 1 else np.inf
+
+    def gain(L):  # factor of a point joining cluster L
+        return size[L] / (size[L] + 1.0)
+
+    def move(i, frm, to):
+        nf, nt = float(size[frm]), float(size[to])
+        c[frm] = (c[frm] * nf - x[i]) / (nf - 1.0)
+        c[to] = (c[to] * nt + x[i]) / (nt + 1.0)
+        size[frm] -= 1
+        size[to] += 1
+        best[i], second[i] = to, frm
+
+    changed_in_quick = [True] * k  # R's ITRAN
+    last_step = [-1] * k  # R's NCP
+    live_until = [0] * k  # R's LIVE
+    since = [0]  # optimal-transfer steps without a transfer (R's INDX)
+
+    def optimal_transfer():
+        for L in range(k):
+            if changed_in_quick[L]:
+                live_until[L] = n + 1
+        for i in range(n):
+            step = i + 1
+            since[0] += 1
+            here = best[i]
+            if size[here] > 1:
+                stay = sq(i, here) * loss(here)
+                target = second[i]
+                r2 = sq(i, target) * gain(target)
+                for L in range(k):
+                    both_dead = step >= live_until[here] and step >= live_until[L]
+                    if both_dead or L == here or L == second[i]:
+                        continue
+                    dl = sq(i, L)
+                    if dl < r2 / gain(L):
+                        r2, target = dl * gain(L), L
+                if r2 < stay:
+                    since[0] = 0
+                    live_until[here] = live_until[target] = n + step
+                    last_step[here] = last_step[target] = step
+                    move(i, here, target)
+                else:
+                    second[i] = target
+            if since[0] == n:
+                return
+        for L in range(k):
+            changed_in_quick[L] = False
+            live_until[L] -= n
+
+    def quick_transfer():
+        quiet, step = 0, 0
+        while True:
+            for i in range(n):
+                quiet += 1
+                step += 1
+                if step >= steps_per_point * n:
+                    return False
+                here, there = best[i], second[i]
+                if size[here] > 1 and (step < last_step[here] or step < last_step[there]):
+                    stay = sq(i, here) * loss(here)
+                    if sq(i, there) < stay / gain(there):
+                        quiet = 0
+                        since[0] = 0
+                        changed_in_quick[here] = changed_in_quick[there] = True
+                        last_step[here] = last_step[there] = step + n
+                        move(i, here, there)
+                if quiet == n:
+                    return True
+
+    for it in range(1, max_iter + 1):
+        optimal_transfer()
+        if since[0] == n:
+            return np.array(best), it, 0
+        if not quick_transfer():
+            return np.array(best), it, 4
+        if k == 2:
+            return np.array(best), it, 0
+        last_step[:] = [0] * k
+    return np.array(best), max_iter + 1, 2
+
+
+# ------------------------------------------------------------------------ R parity
+def updatecs_case():
+    x, runs = load("det_sim3_p100")
+    out = runs["updatecs_truth_w5"]["output"]
+    ws = np.asarray(out["ws_in"])
+    cs = np.asarray(out["Cs_in"])
+    z = x[:, ws > 0] * np.sqrt(ws[ws > 0])
+    _, first = np.unique(cs, return_index=True)
+    mus = np.stack([z[cs == g].mean(axis=0) for g in cs[np.sort(first)]])
+    return z, mus, np.asarray(out["Cs_out"])
+
+
+def test_r_updatecs_step_is_reproduced_exactly():
+    z, mus, cs_out = updatecs_case()
+    res = hartigan_wong(z, mus)
+    np.testing.assert_array_equal(res.labels + 1, cs_out)
+    assert res.converged and res.ifault == 0
+    assert round(res.tot_withinss, 3) == 300.347  # README: HW 300.347
+    assert res.tot_withinss == pytest.approx(wcss(z, res.labels), rel=1e-12)
+
+
+def test_r_updatecs_step_lloyd_differs():
+    z, mus, cs_out = updatecs_case()
+    res = lloyd(z, mus, max_iter=10)
+    assert res.converged
+    assert int(np.sum(res.labels + 1 != cs_out)) == 2  # README: Lloyd differs by 2 points
+    assert round(res.tot_withinss, 3) == 300.759  # README: Lloyd 300.759
+
+
+@pytest.mark.parametrize(
+    "run, rows", [("km_centers_seedA", [1, 21, 41]), ("km_centers_bad_start", [1, 2, 3])]
+)
+def test_r_kmeans_from_data_rows(run, rows):
+    # sparcl's initial partition: kmeans(x, centers = x[rows, ]) (Hartigan-Wong)
+    x, runs = load("det_sim3_p100")
+    res = hartigan_wong(x, x[np.asarray(rows) - 1])
+    np.testing.assert_array_equal(res.labels + 1, runs[run]["output"]["Cs_init"])
+    # Lloyd from the same rows does not reproduce it
+    assert np.any(lloyd(x, x[np.asarray(rows) - 1]).labels + 1 != runs[run]["output"]["Cs_init"])
+
+
+def test_r_plain_kmeans_fixed_point():
+    x, runs = load("motivating_2d")
+    out = runs["plain_kmeans"]["output"]
+    res = hartigan_wong(x, np.asarray(out["centers"]))
+    np.testing.assert_array_equal(res.labels + 1, out["Cs"])
+    assert res.tot_withinss == pytest.approx(out["tot_withinss"], rel=1e-12)
+    np.testing.assert_allclose(res.centers, out["centers"], rtol=1e-12)
+
+
+# ----------------------------------------------------- against plain AS 136 / brute force
+def random_case(rng, i):
+    n = int(rng.integers(10, 61))
+    p = int(rng.integers(1, 6))
+    k = int(rng.integers(2, 6))
+    if i % 3 == 0:  # small integers: many exact ties
+        x = rng.integers(-3, 4, size=(n, p)).astype(float)
+    else:
+        x = rng.standard_normal((n, p)) + 2.0 * rng.integers(0, 3, size=(n, 1))
+    return x, x[rng.choice(n, size=k, replace=False)]
+
+
+# Code paths of the vectorised core: adaptive (default), blocks only, blocks where every
+# comparison is treated as too close to call (so each is re-evaluated exactly), and one
+# point at a time only.
+PATHS = {
+    "default": {},
+    "blocks": {"_SCALAR": 0},
+    "blocks-all-exact": {"_SCALAR": 0, "_TOL_SCALE": 1e15},
+    "one-by-one": {"_SCALAR": 10**9},
+}
+
+
+@pytest.mark.parametrize("path", list(PATHS))
+def test_identical_to_plain_point_by_point_as136(path, monkeypatch):
+    import sparseclust._hartigan_wong as core
+
+    for name, value in PATHS[path].items():
+        monkeypatch.setattr(core, name, value)
+    rng = np.random.default_rng(136)
+    compared = 0
+    for i in range(60):
+        x, c = random_case(rng, i)
+        if np.unique(c, axis=0).shape[0] < c.shape[0]:
+            continue
+        max_iter = 1 + i % 3 if i % 4 == 0 else 10
+        try:
+            labels, n_iter, ifault = plain_as136(x, c, max_iter)
+        except ValueError:
+            with pytest.raises(ValueError, match="empty cluster"):
+                hartigan_wong(x, c, max_iter=max_iter)
+            continue
+        res = hartigan_wong(x, c, max_iter=max_iter)
+        np.testing.assert_array_equal(res.labels, labels, err_msg=f"case {i}")
+        assert (res.n_iter, res.ifault) == (n_iter, ifault), f"case {i}"
+        compared += 1
+    assert compared >= 30
+
+
+def test_identical_to_plain_as136_on_larger_tied_and_offset_data():
+    rng = np.random.default_rng(7)
+    for i in range(6):
+        n, p, k = 150, 3, 4
+        if i % 2:  # dyadic values far from the origin: exercises the shifted screen
+            x = np.round(rng.standard_normal((n, p)) * 4) / 4 + 1000.0
+        else:
+            x = rng.integers(-2, 3, size=(n, p)).astype(float)
+        c = np.unique(x, axis=0)[rng.choice(np.unique(x, axis=0).shape[0], k, replace=False)]
+        labels, n_iter, ifault = plain_as136(x, c)
+        res = hartigan_wong(x, c)
+        np.testing.assert_array_equal(res.labels, labels)
+        assert (res.n_iter, res.ifault) == (n_iter, ifault)
+
+
+def test_no_single_move_improves_a_converged_partition():
+    rng = np.random.default_rng(1979)
+    checked = 0
+    for _ in range(60):
+        n, p, k = int(rng.integers(8, 30)), int(rng.integers(1, 4)), int(rng.integers(2, 5))
+        x = rng.standard_normal((n, p))
+        try:
+            res = hartigan_wong(x, x[rng.choice(n, k, replace=False)])
+        except ValueError:
+            continue
+        assert res.converged
+        base = wcss(x, res.labels)
+        assert res.tot_withinss == pytest.approx(base, rel=1e-12)
+        size = np.bincount(res.labels, minlength=k)
+        for i in range(n):
+            if size[res.labels[i]] == 1:  # moving it would empty a cluster
+                continue
+            for L in range(k):
+                if L != res.labels[i]:
+                    moved = res.labels.copy()
+                    moved[i] = L
+                    assert wcss(x, moved) >= base * (1 - 1e-12)
+        checked += 1
+    assert checked >= 50
+
+
+def test_hartigan_wong_against_lloyd_from_the_same_start():
+    rng = np.random.default_rng(2)
+    worse = 0
+    for _ in range(200):
+        n, p, k = int(rng.integers(8, 40)), int(rng.integers(1, 4)), int(rng.integers(2, 5))
+        x = rng.standard_normal((n, p))
+        c = x[rng.choice(n, k, replace=False)]
+        try:
+            hw, ll = hartigan_wong(x, c), lloyd(x, c, max_iter=100)
+        except ValueError:
+            continue
+        worse += hw.tot_withinss > ll.tot_withinss * (1 + 1e-12)
+        # started from Lloyd's fixed point, Hartigan-Wong can only improve on it
+        if ll.converged:
+            assert hartigan_wong(x, ll.centers).tot_withinss <= ll.tot_withinss * (1 + 1e-12)
+    # Not always: the two can stop in different local optima (HW is worse in 3 of these
+    # 200 starts).
+    assert worse <= 10
+
+
+# ------------------------------------------------------------------------ special cases
+def test_one_cluster():
+    x = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 9.0]])
+    res = hartigan_wong(x, x[:1])
+    assert isinstance(res, HWResult)
+    np.testing.assert_array_equal(res.labels, [0, 0, 0])
+    np.testing.assert_allclose(res.centers, [[3.0, 5.0]])
+    np.testing.assert_allclose(res.wss, [8.0 + 26.0])
+    assert (res.n_iter, res.converged, res.ifault) == (1, True, 0)
+    assert res.labels.dtype == np.int64
+
+
+def test_one_column():
+    x = np.array([0.0, 0.5, 1.0, 4.0, 4.5, 9.0, 9.5, 10.0])[:, None]
+    res = hartigan_wong(x, np.array([[0.0], [4.0], [10.0]]))
+    np.testing.assert_array_equal(res.labels, [0, 0, 0, 1, 1, 2, 2, 2])
+    np.testing.assert_allclose(res.centers.ravel(), [0.5, 4.25, 9.5])
+    np.testing.assert_allclose(res.wss, [0.5, 0.125, 0.5])
+
+
+def test_ties_go_to_the_lower_centre_and_never_transfer():
+    # point 2.0 is equidistant from both centres: the initial step gives it to centre 0;
+    # afterwards moving it changes nothing strictly, so it stays
+    x = np.array([[0.0], [1.0], [2.0], [3.0], [4.0]])
+    res = hartigan_wong(x, np.array([[1.0], [3.0]]))
+    labels, _, _ = plain_as136(x, np.array([[1.0], [3.0]]))
+    np.testing.assert_array_equal(res.labels, labels)
+    np.testing.assert_array_equal(res.labels, [0, 0, 0, 1, 1])
+    # duplicated points and symmetric configurations: equal criteria everywhere
+    x = np.array([[0.0], [0.0], [1.0], [1.0], [2.0], [2.0], [3.0], [3.0]])
+    for c in ([[0.0], [1.0], [3.0]], [[1.0], [2.0]], [[0.0], [2.0], [3.0]]):
+        res = hartigan_wong(x, np.array(c))
+        np.testing.assert_array_equal(res.labels, plain_as136(x, np.array(c))[0])
+    x = np.array([[-1.0, 0.0], [1.0, 0.0], [0.0, -1.0], [0.0, 1.0], [0.0, 0.0]])
+    res = hartigan_wong(x, np.array([[-1.0, 0.0], [1.0, 0.0]]))
+    np.testing.assert_array_equal(res.labels, plain_as136(x, x[:2])[0])
+
+
+def test_empty_cluster_is_an_error():
+    x = np.array([[0.0], [1.0], [2.0], [3.0]])
+    with pytest.raises(ValueError, match="empty cluster"):
+        hartigan_wong(x, np.array([[0.0], [100.0]]))
+    with pytest.raises(ValueError, match="empty cluster"):
+        lloyd(x, np.array([[0.0], [100.0]]))
+
+
+def test_invalid_input():
+    x = np.arange(8.0).reshape(4, 2)
+    with pytest.raises(ValueError, match="not distinct"):
+        hartigan_wong(x, np.array([[0.0, 1.0], [0.0, 1.0]]))
+    with pytest.raises(ValueError, match="between 1 and"):
+        hartigan_wong(x, x)
+    with pytest.raises(ValueError, match="more cluster centers"):
+        hartigan_wong(x, np.arange(10.0).reshape(5, 2))
+    with pytest.raises(ValueError, match="same number of columns"):
+        hartigan_wong(x, np.zeros((2, 3)))
+    with pytest.raises(ValueError, match="finite"):
+        hartigan_wong(np.where(x == 3.0, np.nan, x), x[:2])
+    with pytest.raises(ValueError, match="positive"):
+        hartigan_wong(x, x[:2], max_iter=0)
+
+
+@pytest.mark.parametrize("steps_per_point", [1, 2, 3])
+def test_quick_transfer_step_cap(steps_per_point, monkeypatch):
+    # R stops a quick-transfer stage at 50 n steps (ifault 4); a lower cap makes it happen
+    import sparseclust._hartigan_wong as core
+
+    monkeypatch.setattr(core, "_QTRAN_STEPS", steps_per_point)
+    rng = np.random.default_rng(4)
+    faults = 0
+    for i in range(30):
+        x, c = random_case(rng, i)
+        if np.unique(c, axis=0).shape[0] < c.shape[0]:
+            continue
+        try:
+            labels, n_iter, ifault = plain_as136(x, c, steps_per_point=steps_per_point)
+        except ValueError:
+            continue
+        res = hartigan_wong(x, c)
+        np.testing.assert_array_equal(res.labels, labels)
+        assert (res.n_iter, res.ifault, res.converged) == (n_iter, ifault, ifault == 0)
+        faults += ifault == 4
+    assert faults > 0
+
+
+def test_iteration_cap_is_reported_not_warned():
+    z, mus, _ = updatecs_case()  # needs 2 iterations
+    assert hartigan_wong(z, mus).n_iter == 2
+    res = hartigan_wong(z, mus, max_iter=1)  # pytest turns any warning into an error
+    assert (res.converged, res.ifault, res.n_iter) == (False, 2, 2)
+    assert res.tot_withinss == pytest.approx(wcss(z, res.labels), rel=1e-12)
+    res = lloyd(z, mus, max_iter=1)
+    assert (res.converged, res.ifault, res.n_iter) == (False, 2, 2)
+
+
+def test_large_high_dimensional_run_matches_plain_bookkeeping_on_subsample():
+    # the vectorised path with big blocks and the exact one-at-a-time path together
+    rng = np.random.default_rng(3)
+    x = mixture(rng, 90, 200, 3, 0.2)
+    c = x[:3]
+    labels, n_iter, ifault = plain_as136(x, c)
+    res = hartigan_wong(x, c)
+    np.testing.assert_array_equal(res.labels, labels)
+    assert (res.n_iter, res.ifault) == (n_iter, ifault)
+
+
+# -------------------------------------------------------------------------- multi-start
+@pytest.mark.parametrize("algorithm", ["hartigan-wong", "lloyd"])
+@pytest.mark.parametrize("init", ["random", "k-means++"])
+def test_multi_start_reproducible_and_labelled(algorithm, init):
+    rng = np.random.default_rng(11)
+    x = mixture(rng, 120, 4, 3, 2.0)
+    a = kmeans_multi_start(x, 3, n_init=8, rng=5, algorithm=algorithm, init=init)
+    b = kmeans_multi_start(
+        x, 3, n_init=8, rng=np.random.default_rng(5), algorithm=algorithm, init=init
+    )
+    np.testing.assert_array_equal(a[0], b[0])
+    np.testing.assert_array_equal(a[1], b[1])
+    assert a[2] == b[2]
+    labels, centers, total, info = a
+    assert labels.dtype == np.int64
+    assert set(labels.tolist()) == {0, 1, 2}
+    assert labels[0] == 0  # numbered by first appearance
+    assert total == pytest.approx(wcss(x, labels), rel=1e-10)
+    for j in range(3):
+        np.testing.assert_allclose(centers[j], x[labels == j].mean(axis=0), rtol=1e-10)
+    assert info["algorithm"] == algorithm and info["converged"]
+
+
+def test_multi_start_as_good_as_sklearn():
+    from sklearn.cluster import KMeans
+    from threadpoolctl import threadpool_limits
+
+    rng = np.random.default_rng(12)
+    for n, p, k, sep in [(300, 5, 3, 1.0), (400, 50, 4, 0.4), (200, 200, 3, 0.2)]:
+        x = mixture(rng, n, p, k, sep)
+        _, _, total, _ = kmeans_multi_start(x, k, n_init=20, rng=1)
+        with threadpool_limits(1):  # sklearn's OpenMP threads are erratic on a busy machine
+            sk = KMeans(n_clusters=k, n_init=20, random_state=1).fit(x).inertia_
+        assert total <= sk * 1.01
+
+
+def test_multi_start_hartigan_wong_not_worse_than_lloyd():
+    rng = np.random.default_rng(13)
+    x = mixture(rng, 200, 10, 4, 0.5)
+    hw = kmeans_multi_start(x, 4, n_init=10, rng=3)[2]
+    ll = kmeans_multi_start(x, 4, n_init=10, rng=3, algorithm="lloyd")[2]
+    assert hw <= ll * (1 + 1e-12)
+
+
+def test_multi_start_edge_cases():
+    x = np.array([[0.0, 0.0], [0.0, 0.0], [1.0, 1.0], [5.0, 5.0], [5.0, 5.1]])
+    labels, centers, total, _ = kmeans_multi_start(x, 1, n_init=3, rng=0)
+    np.testing.assert_array_equal(labels, [0, 0, 0, 0, 0])
+    np.testing.assert_allclose(centers, [x.mean(axis=0)])
+    labels, _, _, _ = kmeans_multi_start(x, 2, n_init=5, rng=0)
+    np.testing.assert_array_equal(labels, [0, 0, 0, 1, 1])
+    dup = np.array([[1.0], [1.0], [1.0], [2.0]])
+    with pytest.raises(ValueError, match="distinct data points"):
+        kmeans_multi_start(dup, 3, n_init=2, rng=0)
+    with pytest.raises(ValueError, match="algorithm"):
+        kmeans_multi_start(x, 2, n_init=2, rng=0, algorithm="elkan")
+    with pytest.raises(ValueError, match="init"):
+        kmeans_multi_start(x, 2, n_init=2, rng=0, init="forgy")
