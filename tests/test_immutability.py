@@ -39,6 +39,21 @@ CALLS = {
     "build_table": lambda df: sparseclust.build_table(df, missing="drop"),
     "predict": lambda df: sparseclust.dpmeans(df, k=2, missing="drop").predict(df, missing="drop"),
     "summary": lambda df: sparseclust.dpmeans(df, k=2, missing="drop").summary(),
+    "craft": lambda df: sparseclust.craft(df, k=2, n_init=2, rng=0),
+    "sparse_kmeans": lambda df: sparseclust.sparse_kmeans(
+        "~ x + z", k=2, data=df, wbound=1.2, rng=0
+    ).predict(df),
+    "sparse_kmeans_path": lambda df: sparseclust.sparse_kmeans_path(
+        "~ x + z", k=2, data=df, wbounds=[1.1, 1.3], rng=0
+    ),
+    "kmeans_sparse_permute": lambda df: sparseclust.kmeans_sparse_permute(
+        "~ x + z", k=2, data=df, wbounds=[1.1, 1.3], nperms=2, rng=0
+    ),
+    "sparse_weights": lambda df: sparseclust.sparse_weights("~ x + z", [0, 1] * 30, 1.2, data=df),
+    "sparse_hclust": lambda df: sparseclust.sparse_hclust("~ x + z", data=df, wbound=1.2, k=2),
+    "hclust_sparse_permute": lambda df: sparseclust.hclust_sparse_permute(
+        "~ x + z", data=df, wbounds=[1.1, 1.3], nperms=2, rng=0
+    ),
 }
 
 
@@ -59,6 +74,11 @@ def test_array_not_modified():
     fit = sparseclust.dpmeans(x, k=2, scale=True)
     fit.predict(x)
     sparseclust.farthest_first_lambda(x, k=2)
+    fit = sparseclust.sparse_kmeans(x, 2, wbound=1.3, rng=0)
+    fit.predict(x)
+    sparseclust.kmeans_sparse_permute(x, 2, wbounds=[1.1, 1.5], nperms=2, rng=0)
+    sparseclust.sparse_hclust(x, wbound=1.3, niter=50)
+    sparseclust.sparse_hclust(x, wbound=1.3, dissimilarity="absolute", weights="sparcl", niter=50)
 
 
 @pytest.mark.parametrize(
