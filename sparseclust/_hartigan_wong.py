@@ -47,11 +47,12 @@ nothing transfers, and where transfers come every point or two the points are ev
 one by one (exactly, see below).
 
 Floating point: the matrix-product distances differ from a direct sum of squared
-differences by rounding. Each product distance carries a rigorous error bound
-(``8 (p + 10) u (|x|^2 + |c|^2)`` with ``u = 2^-53``, after centring the data when that
-shrinks the norms); whenever a comparison of the stage (nearest centre, best ``R2``
-candidate, transfer test) is closer than the combined bounds, that point is re-evaluated
-exactly: its distances are summed sequentially over the features, in double precision,
+differences by rounding. Each point's product distances carry a rigorous error bound
+(``(8 (p + 10) + 1024) u (|x|^2 + max |c|^2)`` with ``u = 2^-53``, which also covers the
+roundings of the comparisons' own arithmetic; the data are shifted towards the origin
+first when that shrinks the norms); whenever a comparison of the stage (nearest centre,
+best ``R2`` candidate, transfer test) is closer than the combined bounds, that point is
+re-evaluated exactly: its distances are summed sequentially over the features, in double precision,
 as AS 136's Fortran loops do, and the stage's comparisons are made in the same order
 (``DC >= R2/AN2(L)``, ``R2 < D(I)``, ``DD >= D(I)/AN2(L2)``). The centres are kept bit for
 bit as the Fortran keeps them (sequential sums in data order for the initial means, then
@@ -82,7 +83,8 @@ __all__ = ["HWResult", "hartigan_wong", "kmeans_multi_start", "lloyd"]
 
 _U = 2.0**-53  # unit roundoff of float64
 _TOL_SCALE = 8.0  # error bound of a product distance: _TOL_SCALE (p + 10) u (|x|^2 + |c|^2)
-_SLACK = 64.0 * _U  # relative slack for the few roundings of a comparison's own arithmetic
+_TOL_EXTRA = 1024.0  # + this many u (|x|^2 + |c|^2): the roundings of the comparisons' own
+# arithmetic (products and quotients by n/(n +- 1), of values below 4 (|x|^2 + |c|^2))
 _BLOCK0 = 128  # first block size of a stage (doubles while nothing transfers)
 _SCALAR = 4  # below this block size, points are evaluated one by one
 _LLOYD_PRE_MAX_ITER = 30  # Lloyd phase of the multi-start before Hartigan-Wong refines
@@ -251,8 +253,10 @@ def _empty_cluster_error(nc: np.ndarray) -> ValueError:
 class _Screen:
     """Matrix-product squared distances with a rigorous error bound per entry.
 
-    ``dist(rows)`` returns ``(d, tol)`` with ``|d - exact| <= tol``, where ``exact`` is
-    the squared distance summed sequentially over the features on the original data.
+    ``dist(rows)`` returns ``(d, tol)``: ``d[i, L]`` is within ``tol[i]`` of ``exact``, the
+    squared distance summed sequentially over the features on the original data, and so
+    is any value of the stages' comparisons computed from ``d`` (``tol`` covers their
+    roundings too, see ``_TOL_EXTRA``).
     The data are shifted by the mean of a sample of rows when that shrinks their squared
     norms substantially (the bound scales with them).
     """
@@ -271,7 +275,7 @@ class _Screen:
             self.mu = None
             self.xs = x
             self.xq = xsq
-        self.tolf = _TOL_SCALE * (p + 10) * _U
+        self.tolf = (_TOL_SCALE * (p + 10) + _TOL_EXTRA) * _U
         self.tola = _TOL_SCALE * (p + 10) * 2.0**-1074  # underflow of tiny squares
         self.cs = np.empty((0, p))
         self.cq = np.empty(0)
@@ -279,22 +283,24 @@ class _Screen:
     def set_centers(self, c: np.ndarray) -> None:
         self.cs = c - self.mu if self.shift else c.copy()
         self.cq = np.einsum("ij,ij->i", self.cs, self.cs)
+        self.cqmax = float(self.cq.max())
 
     def update_rows(self, c: np.ndarray, rows: tuple[int, ...]) -> None:
         for r in rows:
             self.cs[r] = c[r] - self.mu if self.shift else c[r]
             self.cq[r] = float(self.cs[r] @ self.cs[r])
+        self.cqmax = float(self.cq.max())
+
+    def dist_one(self, i: int) -> tuple[list[float], float]:
+        """``dist`` for a single point, as Python floats."""
+        xq = float(self.xq[i])
+        d = (xq + self.cq) - 2.0 * (self.cs @ self.xs[i])
+        return d.tolist(), self.tolf * (xq + self.cqmax) + self.tola
 
     def dist(self, rows: Any) -> tuple[np.ndarray, np.ndarray]:
-        s = self.xq[rows][:, None] + self.cq[None, :]
-        d = s - 2.0 * (self.xs[rows] @ self.cs.T)
-        return d, self.tolf * s + self.tola
-
-
-def _close(a: np.ndarray, b: np.ndarray, tol: np.ndarray) -> np.ndarray:
-    """Whether ``a`` and ``b`` (each known within the summed bound ``tol``) may compare
-    differently in exact arithmetic."""
-    return np.abs(a - b) <= tol + _SLACK * (np.abs(a) + np.abs(b))
+        xq = self.xq[rows]
+        d = (xq[:, None] + self.cq) - 2.0 * (self.xs[rows] @ self.cs.T)
+        return d, self.tolf * (xq + self.cqmax) + self.tola
 
 
 # -------------------------------------------------------------------- Hartigan-Wong core
@@ -320,10 +326,9 @@ class _HW:
         order = np.argsort(d, axis=1, kind="stable")
         r = np.arange(n)
         o0, o1 = order[:, 0], order[:, 1]
-        unc = _close(d[r, o0], d[r, o1], tol[r, o0] + tol[r, o1])
+        unc = d[r, o1] - d[r, o0] <= 2.0 * tol
         if k > 2:
-            o2 = order[:, 2]
-            unc |= _close(d[r, o1], d[r, o2], tol[r, o1] + tol[r, o2])
+            unc |= d[r, order[:, 2]] - d[r, o1] <= 2.0 * tol
         ic1, ic2 = o0.astype(np.int64), o1.astype(np.int64)
         for i in np.flatnonzero(unc).tolist():
             ic1[i], ic2[i] = self._exact_two_nearest(i)
@@ -400,34 +405,53 @@ class _HW:
                 l2 = L
         return r2 < d_i, l2
 
+    def _optra_one(self, i: int) -> tuple[bool, int]:
+        """Point ``i``'s optimal-transfer test: the Fortran's sequence of comparisons on
+        product distances, or exactly (``_optra_exact``) if any of them is too close."""
+        step = i + 1
+        l1, ll = int(self.ic1[i]), int(self.ic2[i])
+        d, tol = self.scr.dist_one(i)
+        an2, live = self.an2, self.live
+        d_i = d[l1] * float(self.an1[l1])
+        r2 = d[ll] * float(an2[ll])
+        l2 = ll
+        l1_dead = step >= live[l1]
+        for L in range(self.k):
+            if (l1_dead and step >= live[L]) or L == l1 or L == ll:
+                continue
+            v = d[L] * float(an2[L])
+            if abs(v - r2) <= 2.0 * tol:
+                return self._optra_exact(i)
+            if v < r2:
+                r2, l2 = v, L
+        if abs(r2 - d_i) <= 3.0 * tol:
+            return self._optra_exact(i)
+        return r2 < d_i, l2
+
     def _optra_block(self, a: int, b: int) -> tuple[np.ndarray, ...]:
-        """Vectorised OPTRA tests for points a..b-1 against the current state."""
+        """Vectorised OPTRA tests for points a..b-1 against the current state.
+
+        Returns ``skip`` (single-member cluster), ``chosen`` (the ``L2`` of each test),
+        ``trans`` (the test says transfer) and ``unc`` (too close to call: evaluate
+        exactly)."""
         m = b - a
         r = np.arange(m)
-        steps = np.arange(a + 1, b + 1)
         l1 = self.ic1[a:b]
         ll = self.ic2[a:b]
         skip = self.nc[l1] == 1
         d, tol = self.scr.dist(slice(a, b))
-        an2 = self.an2
-        crit = d * an2
-        ctol = tol * an2
-        live = steps[:, None] < self.live[None, :]
-        cand = live | live[r, l1][:, None]
+        crit = d * self.an2  # R2 of every cluster
+        live = np.arange(a + 1, b + 1)[:, None] < self.live
+        cand = live | live[r, l1][:, None]  # searched: all when L1 is live, else the live
         cand[r, l1] = False
-        cand[r, ll] = True
+        cand[r, ll] = True  # IC2 is always the first candidate, and wins ties
         cm = np.where(cand, crit, np.inf)
         m1 = cm.min(axis=1)
-        at_min = cm == m1[:, None]
-        chosen = np.where(at_min[r, ll], ll, at_min.argmax(axis=1))
-        ctol_ch = ctol[r, chosen]
-        near = cand & _close(crit, m1[:, None], ctol + ctol_ch[:, None])
-        near[r, chosen] = False
-        an1_l1 = np.where(skip, 0.0, self.an1[l1])
-        dv = d[r, l1] * an1_l1
-        dtol = tol[r, l1] * an1_l1
+        chosen = np.where(cm[r, ll] == m1, ll, cm.argmin(axis=1))
+        cm[r, chosen] = np.inf
+        dv = d[r, l1] * np.where(skip, 0.0, self.an1[l1])  # D(I); an1 <= 2 here
         trans = ~skip & (m1 < dv)
-        unc = ~skip & (near.any(axis=1) | _close(m1, dv, ctol_ch + dtol))
+        unc = ~skip & ((cm.min(axis=1) - m1 <= 2.0 * tol) | (np.abs(m1 - dv) <= 3.0 * tol))
         return skip, chosen, trans, unc
 
     def _set_ic2(self, a: int, lo: int, hi: int, skip: np.ndarray, chosen: np.ndarray) -> None:
@@ -453,7 +477,7 @@ class _HW:
                 self.indx += 1
                 block *= 2
                 if self.nc[self.ic1[i]] > 1:
-                    t, l2 = self._optra_exact(i)
+                    t, l2 = self._optra_one(i)
                     if t:
                         self._optra_move(i, l2)
                         block = 2
@@ -510,6 +534,14 @@ class _HW:
         r2 = (dex[0] * float(self.an1[l1])) / float(self.an2[l2])
         return dex[1] < r2
 
+    def _qtran_one(self, i: int) -> bool:
+        l1, l2 = int(self.ic1[i]), int(self.ic2[i])
+        d, tol = self.scr.dist_one(i)
+        r2 = d[l1] * float(self.an1[l1]) / float(self.an2[l2])
+        if abs(d[l2] - r2) <= 5.0 * tol:
+            return self._qtran_exact(i)
+        return d[l2] < r2
+
     def qtran(self) -> bool:
         """Quick-transfer stage; False when R's 50 n step cap was hit (ifault 4)."""
         n = self.n
@@ -534,7 +566,7 @@ class _HW:
             found = -1
             if act.size <= _SCALAR:
                 for j in act.tolist():
-                    if self._qtran_exact(int(idx[j])):
+                    if self._qtran_one(int(idx[j])):
                         found = j
                         break
             else:
@@ -542,10 +574,10 @@ class _HW:
                 d, tol = self.scr.dist(rows)
                 r = np.arange(act.size)
                 a1, a2 = l1[act], l2[act]
-                fac = self.an1[a1] / self.an2[a2]
+                fac = self.an1[a1] / self.an2[a2]  # <= 2 / (1/2) here
                 r2 = d[r, a1] * fac
                 d2 = d[r, a2]
-                unc = _close(d2, r2, tol[r, a2] + tol[r, a1] * fac)
+                unc = np.abs(d2 - r2) <= 5.0 * tol
                 for e in np.flatnonzero((d2 < r2) | unc).tolist():
                     if not unc[e] or self._qtran_exact(int(rows[e])):
                         found = int(act[e])
@@ -664,9 +696,8 @@ def _exact_nearest(x: np.ndarray, c: np.ndarray, scr: _Screen) -> np.ndarray:
         return lab.astype(np.int64)
     r = np.arange(n)
     dmin = d[r, lab]
-    near = _close(d, dmin[:, None], tol + tol[r, lab][:, None])
-    near[r, lab] = False
-    for i in np.flatnonzero(near.any(axis=1)).tolist():
+    d[r, lab] = np.inf
+    for i in np.flatnonzero(d.min(axis=1) - dmin <= 2.0 * tol).tolist():
         dex = _seq_sqdist(x[i], c)
         best, arg = np.inf, 0
         for j, v in enumerate(dex.tolist()):

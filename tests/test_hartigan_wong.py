@@ -166,6 +166,7 @@ def updatecs_case():
     return z, mus, np.asarray(out["Cs_out"])
 
 
+@pytest.mark.r_reference
 def test_r_updatecs_step_is_reproduced_exactly():
     z, mus, cs_out = updatecs_case()
     res = hartigan_wong(z, mus)
@@ -175,6 +176,7 @@ def test_r_updatecs_step_is_reproduced_exactly():
     assert res.tot_withinss == pytest.approx(wcss(z, res.labels), rel=1e-12)
 
 
+@pytest.mark.r_reference
 def test_r_updatecs_step_lloyd_differs():
     z, mus, cs_out = updatecs_case()
     res = lloyd(z, mus, max_iter=10)
@@ -183,6 +185,7 @@ def test_r_updatecs_step_lloyd_differs():
     assert round(res.tot_withinss, 3) == 300.759  # README: Lloyd 300.759
 
 
+@pytest.mark.r_reference
 @pytest.mark.parametrize(
     "run, rows", [("km_centers_seedA", [1, 21, 41]), ("km_centers_bad_start", [1, 2, 3])]
 )
@@ -195,6 +198,7 @@ def test_r_kmeans_from_data_rows(run, rows):
     assert np.any(lloyd(x, x[np.asarray(rows) - 1]).labels + 1 != runs[run]["output"]["Cs_init"])
 
 
+@pytest.mark.r_reference
 def test_r_plain_kmeans_fixed_point():
     x, runs = load("motivating_2d")
     out = runs["plain_kmeans"]["output"]
@@ -216,14 +220,15 @@ def random_case(rng, i):
     return x, x[rng.choice(n, size=k, replace=False)]
 
 
-# Code paths of the vectorised core: adaptive (default), blocks only, blocks where every
-# comparison is treated as too close to call (so each is re-evaluated exactly), and one
-# point at a time only.
+# Code paths of the vectorised core: adaptive (default), blocks only, one point at a
+# time only, and each of these two with every comparison treated as too close to call
+# on the product distances (so each point is re-evaluated exactly).
 PATHS = {
     "default": {},
     "blocks": {"_SCALAR": 0},
     "blocks-all-exact": {"_SCALAR": 0, "_TOL_SCALE": 1e15},
     "one-by-one": {"_SCALAR": 10**9},
+    "one-by-one-all-exact": {"_SCALAR": 10**9, "_TOL_SCALE": 1e15},
 }
 
 
@@ -409,7 +414,7 @@ def test_iteration_cap_is_reported_not_warned():
     assert (res.converged, res.ifault, res.n_iter) == (False, 2, 2)
 
 
-def test_large_high_dimensional_run_matches_plain_bookkeeping_on_subsample():
+def test_high_dimensional_run_matches_plain_as136():
     # the vectorised path with big blocks and the exact one-at-a-time path together
     rng = np.random.default_rng(3)
     x = mixture(rng, 90, 200, 3, 0.2)
