@@ -383,9 +383,14 @@ def build_table(
         )
 
     infos: list[ColumnInfo] = []
+    dtype_names: dict[Any, str] = {}
     for c, dt in zip(names, df.dtypes, strict=True):
         if plain[c]:
-            infos.append(ColumnInfo(c, str(dt), "numeric", forced_by.get(c, "detected"), False))
+            if dt not in dtype_names:
+                dtype_names[dt] = str(dt)
+            infos.append(
+                ColumnInfo(c, dtype_names[dt], "numeric", forced_by.get(c, "detected"), False)
+            )
             continue
         s = columns[c]
         if c in forced:
@@ -423,11 +428,8 @@ def build_table(
     for j, c in enumerate(num_names):
         if not plain[c]:
             num[:, j] = to_float(columns[c], c, source=reasons[c])
-    inf_counts = {
-        c: int(np.isinf(num[:, j]).sum())
-        for j, c in enumerate(num_names)
-        if np.isinf(num[:, j]).any()
-    }
+    n_inf = np.isinf(num).sum(axis=0)
+    inf_counts = {c: int(n_inf[j]) for j, c in enumerate(num_names) if n_inf[j]}
     if inf_counts:
         raise ValueError(
             f"Columns {list(inf_counts)} contain infinite values (per column: {inf_counts}); "
@@ -451,18 +453,17 @@ def build_table(
     miss_row = miss_num.any(axis=1) | miss_cat.any(axis=1)
     resp_na = np.zeros(n, dtype=bool) if resp is None else resp.isna().to_numpy()
     miss_row |= resp_na
-    all_na = [c for j, c in enumerate(num_names) if miss_num[:, j].all()] + [
-        c for j, c in enumerate(cat_names) if miss_cat[:, j].all()
+    na_num, na_cat = miss_num.sum(axis=0), miss_cat.sum(axis=0)
+    all_na = [c for j, c in enumerate(num_names) if na_num[j] == n] + [
+        c for j, c in enumerate(cat_names) if na_cat[j] == n
     ]
     if all_na:
         raise ValueError(
             f"Columns {all_na} are entirely missing (all {n} values); drop them "
             f"({_drop_hint(all_na, parsed is not None)})."
         )
-    counts = {c: int(miss_num[:, j].sum()) for j, c in enumerate(num_names) if miss_num[:, j].any()}
-    counts.update(
-        {c: int(miss_cat[:, j].sum()) for j, c in enumerate(cat_names) if miss_cat[:, j].any()}
-    )
+    counts = {c: int(na_num[j]) for j, c in enumerate(num_names) if na_num[j]}
+    counts.update({c: int(na_cat[j]) for j, c in enumerate(cat_names) if na_cat[j]})
     if resp_na.any():
         counts[f"{resp.name} (response)"] = int(resp_na.sum())
     dropped = np.zeros(n, dtype=bool)

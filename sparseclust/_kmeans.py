@@ -764,7 +764,11 @@ def _fit_bounds(X, k, wb, *, mode, algorithm, nstart, max_iter, centers, warm, s
     return outs
 
 
-def _perm_task(X, k, wb, settings, seed_perm, seed_fit) -> list[float]:
+def _perm_task(X, k, wb, settings, seed_perm, seed_fit) -> Any:
+    """Fits at every bound on the data (``seed_perm`` None: all outputs kept) or on one
+    permuted copy (objectives and convergence only)."""
+    if seed_perm is None:
+        return _fit_bounds(X, k, wb, seed=seed_fit, **settings)
     outs = _fit_bounds(_permuted(X, seed_perm), k, wb, seed=seed_fit, **settings)
     return [float(o["objective_path"][-1]) for o in outs], [o["converged"] for o in outs]
 
@@ -882,10 +886,11 @@ def kmeans_sparse_permute(
     seeds = generator.integers(2**63 - 1, size=(nperms, 2))
     if progress is None:
         progress = nperms >= 10 and X.size > 1_000_000
-    outs = _fit_bounds(X, k, wb, seed=seed_real, **settings)
-    perm = run_parallel(
+    # The fits on the data are one more task of the batch: it runs beside the permutations.
+    outs, *perm = run_parallel(
         _perm_task,
-        [(X, k, wb, settings, int(a), int(b)) for a, b in seeds],
+        [(X, k, wb, settings, None, seed_real)]
+        + [(X, k, wb, settings, int(a), int(b)) for a, b in seeds],
         n_jobs=n_jobs,
         progress=bool(progress),
         desc="permutations",
