@@ -753,7 +753,10 @@ def _permuted(X: np.ndarray, seed: int) -> np.ndarray:
 def _fit_bounds(X, k, wb, *, mode, algorithm, nstart, max_iter, centers, warm, seed) -> list[dict]:
     """Fits of one data set at every bound, from one initial partition."""
     g = np.random.default_rng(seed)
-    s_init, *seeds = (int(v) for v in g.integers(2**63 - 1, size=wb.size + 1))
+    s_init, *pool = (int(v) for v in g.integers(2**63 - 1, size=wb.size + 1))
+    # each bound's seed (for sparcl's random restart of a partition step) goes by its
+    # rank among the bounds, so that independent fits do not depend on the order given
+    seeds = [pool[r] for r in np.argsort(np.argsort(wb, kind="stable"), kind="stable")]
     init, _ = _initial(X, k, algorithm, nstart, centers, s_init)
     outs, start = [], init
     for s, sd in zip(wb, seeds, strict=True):

@@ -247,10 +247,23 @@ def test_path_warm_and_independent(sim):
     assert path.warm_start and len(path) == 3
     assert path.table["n_nonzero"].is_monotonic_increasing
     assert path.weights.shape == (3, 60)
+    assert "Wbound is 1.5" in repr(path)
+    # independent fits start every bound from the same initial partition: the same
+    # fit as sparse_kmeans with that seed
     ind = sparse_kmeans_path(sim.data, 3, wbounds=[1.5, 3, 6], warm_start=False, rng=0)
     single = sparse_kmeans(sim.data, 3, wbound=6, rng=0)
-    assert "Wbound is 1.5" in repr(path)
-    assert ind[2].objective == pytest.approx(single.objective, rel=1e-9) or ind[2].objective > 0
+    pd.testing.assert_series_equal(ind[2].weights, single.weights)
+    assert ind[2].objective == pytest.approx(single.objective, rel=1e-12)
+
+
+def test_path_warm_start_depends_on_the_order_independent_fits_do_not():
+    sim = sparse_sim(n_per_cluster=20, p=100, q=50, rng=1)
+    bounds = [1.1, 2.0, 3.5, 5.0, 7.0, 10.0]
+    fwd = sparse_kmeans_path(sim.data, 3, wbounds=bounds, warm_start=False, rng=4)
+    back = sparse_kmeans_path(sim.data, 3, wbounds=bounds[::-1], warm_start=False, rng=4)
+    np.testing.assert_allclose(fwd.table["objective"], back.table["objective"][::-1])
+    fwd_w = sparse_kmeans_path(sim.data, 3, wbounds=bounds, rng=4)
+    assert fwd_w.warm_start and len(fwd_w) == len(bounds)
 
 
 # ------------------------------------------------------------------------ permute
@@ -268,6 +281,20 @@ def test_permute_returns_the_fit_and_table(sim):
     one_se = kmeans_sparse_permute(sim.data, 3, nperms=5, rule="1se", rng=0)
     assert one_se.best_wbound <= perm.best_wbound
     pd.testing.assert_frame_equal(one_se.table, perm.table)
+
+
+def test_permute_fits_are_independent_of_the_bound_order(sim):
+    a = kmeans_sparse_permute(sim.data, 3, wbounds=[1.5, 2.5, 4.0], nperms=3, rng=2)
+    b = kmeans_sparse_permute(sim.data, 3, wbounds=[4.0, 2.5, 1.5], nperms=3, rng=2)
+    np.testing.assert_allclose(a.tots, b.tots[::-1], rtol=1e-12)
+    np.testing.assert_allclose(a.permtots, b.permtots[::-1], rtol=1e-12)
+    assert a.best_wbound == b.best_wbound
+
+
+def test_permute_progress_bar(sim, capsys):
+    perm = kmeans_sparse_permute(sim.data, 3, wbounds=[1.5, 3], nperms=3, progress=True, rng=0)
+    assert "permutations" in capsys.readouterr().err
+    assert perm.permtots.shape == (2, 3)
 
 
 def test_permute_reproducible_across_n_jobs(sim):
