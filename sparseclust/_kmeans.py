@@ -115,7 +115,7 @@ class SparseKMeansResult(ClusterResult):
         more = ", ..." if self.n_nonzero > 5 else ""
         return [
             f"Non-zero weights: {self.n_nonzero} of {len(self.weights)} "
-            f"(sum {fmt(float(self.weights.sum()))}); objective sum(w * BCSS) = "
+            f"(sum {fmt(float(self.weights.sum()), 7)}); objective sum(w * BCSS) = "
             f"{fmt(self.objective, 6)}",
             f"Top weights: {top}{more}",
         ]
@@ -137,7 +137,7 @@ class SparseKMeansResult(ClusterResult):
                     self.k,
                     fmt(self.wbound),
                     self.n_nonzero,
-                    fmt(float(self.weights.sum())),
+                    fmt(float(self.weights.sum()), 7),
                     fmt(self.objective, 6),
                     self.weights_mode,
                     self.algorithm,

@@ -147,3 +147,27 @@ def test_summary_text_layout():
     text = str(s)
     assert text.splitlines()[:3] == ["Title", "=====", "Call: f(x)"]
     assert "My table:" in text and "1.235" in text and "NA" in text and "[1] n1" in text
+
+
+# ------------------------------------------------------------- sparse clustering
+def _reference_x() -> pd.DataFrame:
+    from pathlib import Path
+
+    return pd.read_csv(Path(__file__).parent / "r_reference" / "det_sim3_p100" / "input.csv")
+
+
+def test_sparse_kmeans_golden(golden):
+    """Deterministic (sparcl's data, its recorded centres, sparcl weights): print/summary."""
+    from sparseclust import sparse_kmeans
+
+    x = _reference_x()
+    fit = sparse_kmeans(x, wbound=5, centers=x.iloc[[0, 20, 40]], weights="sparcl")
+    golden("sparse_kmeans_sim3_repr", repr(fit))
+    golden("sparse_kmeans_sim3_summary", str(fit.summary()))
+
+
+def test_sparse_hclust_golden(golden):
+    from sparseclust import sparse_hclust
+
+    fit = sparse_hclust(_reference_x(), wbound=5, weights="sparcl", k=3, niter=50)
+    golden("sparse_hclust_sim3_repr", repr(fit))
