@@ -5,6 +5,7 @@ data sets in :mod:`sparseclust.datasets`, metrics in :mod:`sparseclust.metrics`.
 Importing the package is light: no pyplot, no statsmodels.api.
 """
 
+from ._covariate import CovariateClusteringResult, covariate_clustering
 from ._craft import CraftResult, craft, craft_lambda
 from ._dendrogram import color_dendrogram
 from ._dpmeans import DPMeansResult, dpmeans, farthest_first_lambda
@@ -35,6 +36,7 @@ __all__ = [
     "CalibrationWarning",
     "ColumnTable",
     "ConvergenceWarning",
+    "CovariateClusteringResult",
     "CraftResult",
     "DPMeansResult",
     "DPRFResult",
@@ -51,6 +53,7 @@ __all__ = [
     "__version__",
     "build_table",
     "color_dendrogram",
+    "covariate_clustering",
     "craft",
     "craft_lambda",
     "dp_rf",

@@ -17,6 +17,8 @@ __all__ = [
     "color_dendrogram",
     "plot_calibration",
     "plot_clusters",
+    "plot_covariate_hierarchy",
+    "plot_covariate_path",
     "plot_dendrogram",
     "plot_hclust",
     "plot_feature_pair",
@@ -610,4 +612,113 @@ def plot_feature_pair(result: Any, ax: Any = None, *, features: Any = None, **kw
     ax.set_ylabel(str(features[1]))
     ax.set_title("Clusters on the two largest-weight features")
     ax.legend(*sc.legend_elements(), title="cluster", fontsize=8)
+    return ax
+
+
+# --------------------------------------------------------- covariate clustering
+def _path_x(result: Any) -> tuple[np.ndarray, str, bool]:
+    path = result.path
+    if "nu_min" in path.columns:
+        lo = path["nu_min"].to_numpy(dtype=float)
+        hi = path["nu_max"].to_numpy(dtype=float)
+        pos = np.concatenate([lo[lo > 0], hi[hi > 0]])
+        floor = pos.min() / 2 if pos.size else 1.0
+        x = np.sqrt(np.maximum(lo, floor) * np.maximum(hi, floor))
+        return x, "nu (middle of the range giving each clustering)", True
+    col = path.columns[0]
+    return path[col].to_numpy(dtype=float), col, col == "gamma"
+
+
+def plot_covariate_path(result: Any, *, figsize: tuple[float, float] = (7.0, 5.5)) -> Any:
+    """Number of clusters (top) and log marginal likelihood (bottom) along the path of a
+    :class:`~sparseclust.CovariateClusteringResult`, the selected clustering circled.
+
+    Returns the Figure.
+    """
+    import matplotlib.pyplot as plt
+
+    x, label, logx = _path_x(result)
+    path = result.path
+    sel = int(np.flatnonzero(path["selected"].to_numpy())[0])
+    fig, (a1, a2) = plt.subplots(2, 1, sharex=True, figsize=figsize, layout="constrained")
+    order = np.argsort(x)
+    for ax, col, ylab in (
+        (a1, "n_clusters", "number of clusters"),
+        (a2, "log_ml", "log marginal likelihood"),
+    ):
+        y = path[col].to_numpy(dtype=float)
+        ax.plot(x[order], y[order], marker="o", markersize=3)
+        ax.plot(
+            x[sel],
+            y[sel],
+            marker="o",
+            markersize=12,
+            markerfacecolor="none",
+            markeredgecolor="red",
+            markeredgewidth=2,
+            linestyle="none",
+            label=f"selected ({int(path['n_clusters'].iloc[sel])} clusters)",
+        )
+        ax.set_ylabel(ylab)
+    if logx:
+        a2.set_xscale("log")
+    a1.legend(fontsize=8)
+    a2.set_xlabel(label)
+    a1.set_title(f"Clustering path ({len(path)} distinct clusterings)")
+    return fig
+
+
+def plot_covariate_hierarchy(result: Any, ax: Any = None, *, max_levels: int = 40) -> Any:
+    """The nested clusterings of the path: one row per distinct clustering (coarsest at
+    the top), each cluster a bar over its covariates, coloured by its associated class.
+    Covariates are ordered so that every cluster is contiguous when the clusterings are
+    nested.
+    """
+    from matplotlib.patches import Patch
+
+    labels = [np.asarray(lab) for lab in result.labels_path]
+    classes = [np.asarray(c) for c in result.class_path]
+    if len(labels) > max_levels:  # keep the selected level and an even subsample
+        keep = set(np.linspace(0, len(labels) - 1, max_levels).round().astype(int).tolist())
+        keep.add(result.selected_index)
+        idx = sorted(keep)
+    else:
+        idx = list(range(len(labels)))
+    order = np.lexsort([labels[i] for i in reversed(idx)])
+    pos = np.empty_like(order)
+    pos[order] = np.arange(order.size)
+    ax = _axes(ax, figsize=(max(6.0, 0.12 * order.size + 2), 0.3 * len(idx) + 2))
+    colours = [f"C{k}" for k in range(len(result.classes))]
+    for row, i in enumerate(idx):
+        lab, cls = labels[i], classes[i]
+        for k in range(int(lab.max()) + 1):
+            p = pos[lab == k]
+            ax.barh(
+                row,
+                p.max() - p.min() + 0.9,
+                left=p.min() - 0.45,
+                height=0.8,
+                color=colours[int(cls[k]) % len(colours)],
+                edgecolor="white",
+                linewidth=0.5,
+            )
+        if i == result.selected_index:
+            ax.annotate("selected", (order.size - 0.3, row), va="center", fontsize=8, color="red")
+    ax.set_yticks(range(len(idx)))
+    ax.set_yticklabels([str(int(labels[i].max()) + 1) for i in idx], fontsize=7)
+    ax.set_ylabel("clusters at this level (path order)")
+    ax.invert_yaxis()
+    names = list(result.clusters.index)
+    if len(names) <= 60:
+        ax.set_xticks(range(len(names)))
+        ax.set_xticklabels([names[j] for j in order], rotation=90, fontsize=7)
+    ax.set_xlabel("covariates")
+    ax.legend(
+        handles=[Patch(color=colours[j], label=str(c)) for j, c in enumerate(result.classes)],
+        title="associated class",
+        fontsize=8,
+        loc="upper left",
+        bbox_to_anchor=(1.0, 1.0),
+    )
+    ax.set_title("Clustering hierarchy along the path")
     return ax

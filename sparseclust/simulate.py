@@ -38,7 +38,7 @@ Simulated(design='craft_fig2a', n_obs=300, n_features=24, cluster_sizes=[100, 10
 >>> sim.subspaces.loc[0].loc[lambda s: s].index.tolist()
 ['f1', 'f2', 'f3', 'f4', 'f5', 'f6', 'f7', 'f8']
 >>> list_designs()
-['craft_fig2a', 'craft_fig2c', 'craft_fig3a', 'craft_fig3c', 'craft_fig4a', 'craft_fig4c', 'sparse_motivating', 'sparse_sim']
+['covariate_sim', 'craft_fig2a', 'craft_fig2c', 'craft_fig3a', 'craft_fig3c', 'craft_fig4a', 'craft_fig4c', 'sparse_motivating', 'sparse_sim']
 """
 
 from __future__ import annotations
@@ -52,10 +52,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._validation import as_rng, check_bool, check_int, check_number
+from ._validation import as_rng, check_bool, check_choice, check_int, check_number
 
 __all__ = [
     "DESIGNS",
+    "CovariateSimulated",
     "Simulated",
     "craft_fig2a",
     "craft_fig2c",
@@ -63,6 +64,7 @@ __all__ = [
     "craft_fig3c",
     "craft_fig4a",
     "craft_fig4c",
+    "covariate_sim",
     "list_designs",
     "sparse_motivating",
     "sparse_sim",
@@ -676,6 +678,165 @@ def sparse_motivating(
     return _finish("sparse_motivating", values, labels, S, params, shuffle, gen)
 
 
+# ------------------------------------------------------------- covariate clustering
+@dataclass(frozen=True, eq=False, repr=False)
+class CovariateSimulated(Simulated):
+    """A simulated classification data set with a known clustering of its covariates.
+
+    Besides the :class:`Simulated` fields (``labels`` are the classes, name
+    ``"class"``; ``subspaces`` has one row per class, True on the covariates whose
+    mean is non-zero in that class):
+
+    Attributes
+    ----------
+    covariate_labels : Series of int64
+        True cluster ``0 .. 9`` of each covariate (index ``x1 .. xd``, name
+        ``"cluster"``).
+    sigma : DataFrame
+        The true covariance ``Sigma*`` (d x d, index and columns ``x1 .. xd``); the
+        authors' experiments pass it (off the diagonal) as the similarity ``S``.
+    means : DataFrame
+        The class means ``B*`` (classes x covariates).
+
+    Examples
+    --------
+    >>> sim = covariate_sim(8, m=1, rng=0)
+    >>> sim.covariate_labels.tolist()
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]
+    >>> sim.frame().columns[-1]
+    'class'
+    """
+
+    covariate_labels: pd.Series
+    sigma: pd.DataFrame
+    means: pd.DataFrame
+
+    def frame(self) -> pd.DataFrame:
+        """The data with the classes appended as a ``"class"`` column (a copy).
+
+        Examples
+        --------
+        >>> covariate_sim(8, m=1, rng=0).frame()["class"].tolist()
+        [0, 0, 1, 1, 2, 2, 3, 3]
+        """
+        out = self.data.copy()
+        out["class"] = self.labels
+        return out
+
+    @property
+    def n_clusters(self) -> int:
+        """Number of classes."""
+        return int(self.means.shape[0])
+
+    def __repr__(self) -> str:
+        sizes = self.labels.value_counts().reindex(range(self.n_clusters), fill_value=0)
+        return (
+            f"CovariateSimulated(design={self.design!r}, variant={self.params['variant']!r}, "
+            f"n_obs={self.data.shape[0]}, n_covariates={self.data.shape[1]}, "
+            f"class_sizes={sizes.tolist()}, "
+            f"covariate_clusters={int(self.covariate_labels.max()) + 1})"
+        )
+
+
+def covariate_sim(
+    n: int = 400,
+    m: int = 4,
+    *,
+    variant: str = "paper",
+    shuffle: bool = False,
+    rng: Any = None,
+) -> CovariateSimulated:
+    """Section 4 of Andrade, Fukumizu & Okajima (convex covariate clustering).
+
+    ``c = 4`` classes with ``n / 4`` samples each; ``d = 10 m`` covariates ``x1 .. xd``
+    in 10 true clusters of ``m`` consecutive covariates (cluster ``k`` holds
+    ``x{km+1} .. x{(k+1)m}``). A covariate of true cluster ``k`` has mean
+    ``5k/9 + 0.5`` (0.5, 1.06, ..., 5.5) in class ``k mod 4`` and 0 in the other
+    classes (the authors' generator; the paper's text says ``0.5 x cluster id``).
+    A sample of class ``y`` is ``N(B*_y, Sigma*)``:
+
+    * ``variant="paper"`` (section 4, Figure 1): ``Sigma*`` is 1 on the diagonal and
+      0.9 inside the blocks joining true clusters ``{0, 1}, {2, 3}, ..., {8, 9}``
+      (each block of ``2m`` covariates straddles two classes), 0 elsewhere;
+    * ``variant="appendix"`` (appendix A.4, Figure 2): 0.9 only within each true
+      cluster.
+
+    Sampled exactly through the block structure: inside a block,
+    ``x_i = mean_i + sqrt(0.9) g + sqrt(0.1) e_i`` with ``g, e_i`` independent
+    standard normals.
+
+    Parameters
+    ----------
+    n : int, default 400
+        Number of samples, a multiple of 4 (the paper: 40, 400, 4000).
+    m : int, default 4
+        Covariates per true cluster (the paper: 4, 20, 100 for d = 40, 200, 1000).
+    variant : {"paper", "appendix"}
+    shuffle : bool, default False
+        Permute the rows (otherwise grouped by class, class 0 first).
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    CovariateSimulated
+        ``labels`` are the classes (0..3, equal counts, name ``"class"``);
+        ``covariate_labels`` the true covariate clustering; ``sigma`` ``Sigma*``.
+
+    Examples
+    --------
+    >>> sim = covariate_sim(40, rng=0)
+    >>> sim
+    CovariateSimulated(design='covariate_sim', variant='paper', n_obs=40, n_covariates=40, class_sizes=[10, 10, 10, 10], covariate_clusters=10)
+    >>> sim.means.loc[1, ["x1", "x5", "x9"]].round(3).tolist()
+    [0.0, 1.056, 0.0]
+    >>> float(sim.sigma.loc["x1", "x8"]), float(sim.sigma.loc["x1", "x9"])
+    (0.9, 0.0)
+    >>> float(covariate_sim(40, variant="appendix", rng=0).sigma.loc["x1", "x8"])
+    0.0
+    """
+    n = check_int("n", n, min=4)
+    if n % 4:
+        raise ValueError(
+            f"n must be a multiple of 4 (equal numbers of samples in the 4 classes); "
+            f"got n={n}. Use e.g. n={4 * (n // 4 + 1)}."
+        )
+    m = check_int("m", m, min=1)
+    variant = check_choice("variant", variant, ["paper", "appendix"])
+    shuffle = check_bool("shuffle", shuffle)
+    gen = as_rng(rng)
+    c, k_true = 4, 10
+    d = k_true * m
+    cols = pd.Index([f"x{j}" for j in range(1, d + 1)])
+    cluster = np.repeat(np.arange(k_true), m)
+    means = np.zeros((c, d))
+    means[cluster % c, np.arange(d)] = 5.0 * cluster / 9.0 + 0.5
+    block = cluster // 2 if variant == "paper" else cluster
+    sigma = np.where(block[:, None] == block[None, :], 0.9, 0.0)
+    np.fill_diagonal(sigma, 1.0)
+    labels = _labels((n // c,) * c)
+    n_blocks = int(block.max()) + 1
+    common = gen.standard_normal((n, n_blocks))
+    values = (
+        means[labels]
+        + np.sqrt(0.9) * common[:, block]
+        + np.sqrt(0.1) * gen.standard_normal((n, d))
+    )
+    classes = pd.RangeIndex(c, name="class")
+    subspaces = pd.DataFrame(means != 0, index=classes, columns=cols.copy())
+    params = {"n": n, "m": m, "d": d, "variant": variant, "shuffle": shuffle}
+    sim = _finish("covariate_sim", values, labels, subspaces, params, shuffle, gen)
+    return CovariateSimulated(
+        data=sim.data,
+        labels=sim.labels.rename("class"),
+        subspaces=subspaces,
+        design="covariate_sim",
+        params=params,
+        covariate_labels=pd.Series(cluster.astype(np.int64), index=cols.copy(), name="cluster"),
+        sigma=pd.DataFrame(sigma, index=cols.copy(), columns=cols.copy()),
+        means=pd.DataFrame(means, index=classes, columns=cols.copy()),
+    )
+
+
 DESIGNS: MappingProxyType[str, Callable[..., Simulated]] = MappingProxyType(
     {
         "craft_fig2a": craft_fig2a,
@@ -686,6 +847,7 @@ DESIGNS: MappingProxyType[str, Callable[..., Simulated]] = MappingProxyType(
         "craft_fig4c": craft_fig4c,
         "sparse_sim": sparse_sim,
         "sparse_motivating": sparse_motivating,
+        "covariate_sim": covariate_sim,
     }
 )
 """Read-only registry: design name -> simulator."""
@@ -700,6 +862,6 @@ def list_designs() -> list[str]:
     >>> DESIGNS["craft_fig3c"](n_per_cluster=2, rng=0).data.shape
     (6, 36)
     >>> len(list_designs())
-    8
+    9
     """
     return sorted(DESIGNS)

@@ -1,0 +1,1432 @@
+"""Convex covariate clustering for classification (Andrade, Fukumizu & Okajima): array core.
+
+For one value of ``nu`` the problem is (paper eq. (1), the authors' scaling)::
+
+    minimise_{B (c x d), beta (c)}  NLL(B, beta) + lam ||B||_F^2
+                                    + nu_n sum_{edges (i, j)} S_ij ||B[:, i] - B[:, j]||_2
+
+with ``NLL`` the multinomial logistic loss summed over the ``n`` samples, ``beta`` the
+unpenalised intercepts, ``lam`` NOT scaled by ``n`` (0.1 in the paper) and
+``nu_n = n * nu``. The edges are the pairs with ``S_ij > 0``; they are stored as flat
+arrays (``l`` edges; every per-edge quantity is an ``l x c`` or ``2l x c`` array),
+never as a ``d x d x c`` array.
+
+:func:`admm_fit` solves one ``nu`` with the ADMM of section 2.1 / appendix A.1-A.2:
+
+* **B-step**: scipy's L-BFGS (warm-started) on
+  ``g(B, beta) = NLL + lam ||B||^2 + rho/2 sum_k ||z_k - b_{owner(k)} + u_k||^2``;
+  the quadratic term is evaluated in ``O(dc)`` per call from ``q_all`` and
+  ``q_up_i`` computed once per ADMM iteration in ``O(lc)`` (appendix A.1).
+* **z-step**: the closed form per edge, vectorised over all edges:
+  ``theta = max(1 - nu_n S_ij / (rho ||m1 - m2||), 0.5)`` (0.5 when ``m1 == m2``).
+* **u-step**: ``u_k += z_k - b_{owner(k)}`` (scaled duals).
+* **stop** when the primal residual ``||z - b||`` and the dual residual
+  ``rho ||z^{k+1} - z^k||`` are both ``<= sqrt(c (d + 2 l)) * tol``, or at ``max_iter``.
+* **residual balancing** (Boyd et al. 2011, section 3.4.1; ``mu = 10``, ``tau = 2``):
+  after an iteration that did not stop, ``rho`` is multiplied by 2 when
+  ``r > 10 s`` and divided by 2 when ``s > 10 r``; the scaled duals ``U`` are divided /
+  multiplied by the same factor so the unscaled duals ``rho U`` are unchanged.
+
+Two covariates of an edge are *fused* iff ``theta == 0.5`` at the final iterate (an
+exact test thanks to the clamp); clusters are the connected components of the fused
+edges, labelled canonically (numbered by first appearance over covariates 0..d-1).
+
+:func:`clustering_path` runs the grid from large to small ``nu`` with warm starts; the
+top of the grid, where the solution is provably the components of ``S`` fully fused,
+is solved in closed form (a reduced logistic regression plus a least-squares dual
+certificate) instead of by the ADMM, which stalls there.
+
+Layout: internally ``W = B.T`` is ``d x c`` so that per-edge arrays are row gathers
+``W[idx]``; everything returned uses the paper's ``B`` (``c x d``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy import sparse
+from scipy.linalg import cholesky, solve_triangular
+from scipy.optimize import minimize
+from scipy.sparse.csgraph import connected_components
+from scipy.sparse.linalg import splu
+
+from ._threads import single_blas_thread
+
+__all__ = [
+    "AdmmResult",
+    "DistinctClustering",
+    "PathRecord",
+    "admm_fit",
+    "canonical_labels",
+    "clustering_path",
+    "components_solution",
+    "default_nus",
+    "distinct_clusterings",
+    "edges_from_similarity",
+    "embedding_similarity",
+    "knn_sparsify",
+    "labels_from_edges",
+    "ledoit_wolf_similarity",
+    "objective",
+    "quad_penalty",
+    "z_update",
+]
+
+#: Residual balancing constants (Boyd et al. 2011, eq. (3.13)).
+BALANCE_MU = 10.0
+BALANCE_TAU = 2.0
+#: Inexact B-steps: inner gradient tolerance relative to the residuals / to eps.
+INNER_FACTOR = 0.1
+INNER_FLOOR = 0.1
+#: Dense Newton preconditioner of the B-step up to this many variables ((d + 1) c);
+#: above it a diagonal one.
+DENSE_MAX = 1500
+INVERSE_MAX = 400
+#: L-BFGS iterations per B-step expected from a fresh preconditioner; more count as
+#: waste towards rebuilding it.
+REFRESH_NIT = 1
+_RHO_MIN, _RHO_MAX = 1e-8, 1e8
+
+
+# ============================================================================ similarity
+def _dense_or_sparse(S: Any, name: str = "S") -> np.ndarray | sparse.csr_array:
+    if sparse.issparse(S):
+        S = sparse.csr_array(S, dtype=np.float64)
+        S.sum_duplicates()
+        shape = S.shape
+    else:
+        S = np.asarray(S, dtype=np.float64)
+        shape = S.shape
+    if len(shape) != 2 or shape[0] != shape[1]:
+        raise ValueError(
+            f"{name} must be a square d x d similarity matrix; got shape {shape}. "
+            "Pass one similarity per pair of covariates."
+        )
+    return S
+
+
+def edges_from_similarity(S: Any, *, rtol: float = 1e-8) -> tuple[np.ndarray, np.ndarray]:
+    """Edges ``(i, j)``, ``i < j``, with ``S_ij > 0``, and their weights.
+
+    Parameters
+    ----------
+    S : (d, d) array-like or scipy sparse matrix/array
+        Symmetric (within ``rtol`` of its largest entry), finite and non-negative. The
+        diagonal is ignored.
+    rtol : float, default 1e-8
+        Tolerance of the symmetry check, relative to ``max |S|``.
+
+    Returns
+    -------
+    edges : (l, 2) int64 array
+        Row-major order of the upper triangle: sorted by ``i`` then ``j``, ``i < j``.
+    weights : (l,) float64 array
+        ``(S_ij + S_ji) / 2`` (positive).
+
+    Raises
+    ------
+    ValueError
+        Naming the problem: not square, not finite, negative entries, not symmetric.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> S = np.array([[1.0, 0.5, 0.0], [0.5, 1.0, 0.2], [0.0, 0.2, 1.0]])
+    >>> edges, w = edges_from_similarity(S)
+    >>> edges.tolist(), w.tolist()
+    ([[0, 1], [1, 2]], [0.5, 0.2])
+    """
+    S = _dense_or_sparse(S)
+    if sparse.issparse(S):
+        vals = S.data
+        T = S.T.tocsr()
+        if vals.size and not np.isfinite(vals).all():
+            raise ValueError("S must be finite; it has NaN or infinite entries.")
+        if vals.size and vals.min() < 0:
+            raise ValueError(
+                f"S must be non-negative; its smallest entry is {vals.min():.6g}. "
+                "Set negative similarities to 0 (e.g. np.maximum(S, 0))."
+            )
+        scale = float(np.abs(vals).max()) if vals.size else 0.0
+        diff = (S - T).tocoo()
+        if diff.nnz and np.abs(diff.data).max() > rtol * max(scale, 1e-300):
+            raise ValueError(
+                f"S must be symmetric; max |S - S.T| = {np.abs(diff.data).max():.3g}. "
+                "Use (S + S.T) / 2."
+            )
+        A = ((S + T) * 0.5).tocoo()
+        keep = (A.row < A.col) & (A.data > 0)
+        i, j, w = A.row[keep], A.col[keep], A.data[keep]
+        order = np.lexsort((j, i))
+        edges = np.column_stack([i[order], j[order]]).astype(np.int64)
+        return edges, np.ascontiguousarray(w[order], dtype=np.float64)
+    if not np.isfinite(S).all():
+        raise ValueError("S must be finite; it has NaN or infinite entries.")
+    if S.size and S.min() < 0:
+        raise ValueError(
+            f"S must be non-negative; its smallest entry is {S.min():.6g}. "
+            "Set negative similarities to 0 (e.g. np.maximum(S, 0))."
+        )
+    scale = float(np.abs(S).max()) if S.size else 0.0
+    asym = float(np.abs(S - S.T).max()) if S.size else 0.0
+    if asym > rtol * max(scale, 1e-300):
+        raise ValueError(f"S must be symmetric; max |S - S.T| = {asym:.3g}. Use (S + S.T) / 2.")
+    i, j = np.triu_indices(S.shape[0], k=1)
+    w = 0.5 * (S[i, j] + S[j, i])
+    keep = w > 0
+    edges = np.column_stack([i[keep], j[keep]]).astype(np.int64)
+    return edges, np.ascontiguousarray(w[keep])
+
+
+def ledoit_wolf_similarity(X: Any, y: Any) -> np.ndarray:
+    """Section 4's estimate of ``S``: Ledoit-Wolf covariance of the class-centred data.
+
+    Each class is centred on its own mean, the centred samples are pooled, and
+    scikit-learn's :class:`~sklearn.covariance.LedoitWolf` covariance is computed
+    (``assume_centered=True``); negative entries are set to 0 and the diagonal to 0.
+
+    Parameters
+    ----------
+    X : (n, d) array-like
+    y : (n,) array-like of class labels (any hashable values)
+
+    Returns
+    -------
+    (d, d) float64 ndarray, symmetric, non-negative, zero diagonal.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((50, 3)); X[:, 1] += X[:, 0]
+    >>> S = ledoit_wolf_similarity(X, np.repeat([0, 1], 25))
+    >>> S.shape, bool(S[0, 1] > 0.5), float(S[0, 0])
+    ((3, 3), True, 0.0)
+    """
+    from sklearn.covariance import LedoitWolf
+
+    X = np.asarray(X, dtype=np.float64)
+    _, codes = np.unique(np.asarray(y), return_inverse=True)
+    codes = codes.ravel()
+    counts = np.bincount(codes)
+    means = np.zeros((counts.size, X.shape[1]))
+    np.add.at(means, codes, X)
+    means /= counts[:, None]
+    Xc = X - means[codes]
+    cov = LedoitWolf(assume_centered=True).fit(Xc).covariance_
+    S = np.maximum(0.5 * (cov + cov.T), 0.0)
+    np.fill_diagonal(S, 0.0)
+    return S
+
+
+def knn_sparsify(S: Any, k: int) -> sparse.csr_array:
+    """Keep each covariate's ``k`` largest similarities; symmetrise by union.
+
+    Pair ``(i, j)`` is kept when ``j`` is among the ``k`` largest positive off-diagonal
+    entries of row ``i`` or ``i`` among those of row ``j`` (ties broken by the smaller
+    column index). Kept entries keep their value ``S_ij``.
+
+    Parameters
+    ----------
+    S : (d, d) array-like or scipy sparse, symmetric non-negative
+    k : int >= 1
+
+    Returns
+    -------
+    scipy.sparse.csr_array (d, d), symmetric, zero diagonal.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> S = np.array([[0, .9, .1, .2], [.9, 0, .3, .1], [.1, .3, 0, .8], [.2, .1, .8, 0]])
+    >>> knn_sparsify(S, 1).toarray().tolist()
+    [[0.0, 0.9, 0.0, 0.0], [0.9, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.8], [0.0, 0.0, 0.8, 0.0]]
+    """
+    k = int(k)
+    if k < 1:
+        raise ValueError(f"k must be an integer >= 1; got k={k}.")
+    edges, w = edges_from_similarity(S)
+    d = S.shape[0]
+    # both directions of every edge, ranked within each row by (-weight, column)
+    rows = np.concatenate([edges[:, 0], edges[:, 1]])
+    cols = np.concatenate([edges[:, 1], edges[:, 0]])
+    ww = np.concatenate([w, w])
+    order = np.lexsort((cols, -ww, rows))
+    rows_o = rows[order]
+    starts = np.searchsorted(rows_o, np.arange(d))
+    rank = np.arange(rows_o.size) - starts[rows_o]
+    chosen = order[rank < k]
+    e = chosen % max(edges.shape[0], 1)  # directed copy -> edge number
+    keep = np.zeros(edges.shape[0], dtype=bool)
+    keep[e] = True
+    i, j, v = edges[keep, 0], edges[keep, 1], w[keep]
+    out = sparse.coo_array(
+        (np.concatenate([v, v]), (np.concatenate([i, j]), np.concatenate([j, i]))), shape=(d, d)
+    )
+    return out.tocsr()
+
+
+def embedding_similarity(W: Any, k: int) -> sparse.csr_array:
+    """Section 5.1: ``S_ij = exp(-||w_i - w_j||^2 / 2)`` on the k-nearest-neighbour graph.
+
+    Parameters
+    ----------
+    W : (d, p) array-like
+        One embedding vector per covariate (row).
+    k : int >= 1
+        Neighbours per covariate (Euclidean; the covariate itself excluded); the graph
+        is symmetrised by union.
+
+    Returns
+    -------
+    scipy.sparse.csr_array (d, d), symmetric, zero diagonal, entries in (0, 1].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> W = np.array([[0.0, 0.0], [0.1, 0.0], [5.0, 5.0], [5.0, 5.2]])
+    >>> S = embedding_similarity(W, 1)
+    >>> np.round(S.toarray(), 3).tolist()[0], S.nnz
+    ([0.0, 0.995, 0.0, 0.0], 4)
+    """
+    from sklearn.neighbors import NearestNeighbors
+
+    W = np.asarray(W, dtype=np.float64)
+    if W.ndim != 2:
+        raise ValueError(f"W must be a 2-D (d, p) embedding array; got shape {W.shape}.")
+    d = W.shape[0]
+    k = int(k)
+    if not 1 <= k <= d - 1:
+        raise ValueError(f"k must be an integer in [1, d - 1] = [1, {d - 1}]; got k={k}.")
+    nn = NearestNeighbors(n_neighbors=k + 1).fit(W)
+    _, ind = nn.kneighbors(W)
+    rows = np.repeat(np.arange(d), k + 1)
+    cols = ind.ravel()
+    off = rows != cols
+    rows, cols = rows[off], cols[off]
+    # union of both directions; the similarity from the vectors (exactly symmetric)
+    i, j = np.minimum(rows, cols), np.maximum(rows, cols)
+    key = np.unique(i * d + j)
+    i, j = key // d, key % d
+    v = np.exp(-0.5 * ((W[i] - W[j]) ** 2).sum(axis=1))
+    v = np.maximum(v, np.finfo(float).tiny)  # far neighbours: keep the edge, positive weight
+    out = sparse.coo_array(
+        (np.concatenate([v, v]), (np.concatenate([i, j]), np.concatenate([j, i]))), shape=(d, d)
+    )
+    return out.tocsr()
+
+
+# ============================================================================ problem data
+@dataclass(frozen=True, eq=False)
+class _Problem:
+    """Arrays shared by every ADMM run on one data set and graph."""
+
+    X: np.ndarray  # (n, d) float64
+    y: np.ndarray  # (n,) int64 codes 0..c-1
+    n: int
+    d: int
+    c: int
+    edges: np.ndarray  # (l, 2) int64, i < j
+    weights: np.ndarray  # (l,)
+    idx: np.ndarray  # (2l,) owner of each copy: edges[:, 0] then edges[:, 1]
+    AT: sparse.csr_array  # (d, 2l) incidence: AT @ Q sums the copies of each covariate
+    deg: np.ndarray  # (d,) float64 number of edges at each covariate
+    rows: np.ndarray = field(repr=False)  # arange(n)
+
+    @property
+    def l(self) -> int:  # noqa: E743
+        return int(self.edges.shape[0])
+
+
+def _prepare(X: Any, y: Any, n_classes: int, edges: Any, weights: Any) -> _Problem:
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    if X.ndim != 2:
+        raise ValueError(f"X must be a 2-D (n, d) array; got shape {X.shape}.")
+    n, d = X.shape
+    y = np.asarray(y)
+    if y.shape != (n,):
+        raise ValueError(f"y must have shape ({n},) to match X; got shape {y.shape}.")
+    if not np.issubdtype(y.dtype, np.integer):
+        raise ValueError(f"y must hold integer class codes 0..c-1; got dtype {y.dtype}.")
+    c = int(n_classes)
+    if c < 2:
+        raise ValueError(f"n_classes must be >= 2; got n_classes={c}.")
+    if y.size and (y.min() < 0 or y.max() >= c):
+        raise ValueError(f"y must hold class codes in 0..{c - 1}; got {y.min()}..{y.max()}.")
+    edges = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
+    weights = np.asarray(weights, dtype=np.float64).ravel()
+    if weights.shape[0] != edges.shape[0]:
+        raise ValueError(
+            f"weights must have one entry per edge ({edges.shape[0]}); got {weights.shape[0]}."
+        )
+    if edges.size and (
+        edges.min() < 0 or edges.max() >= d or np.any(edges[:, 0] >= edges[:, 1])
+    ):
+        raise ValueError(f"edges must be pairs (i, j) with 0 <= i < j < d = {d}.")
+    if weights.size and (not np.isfinite(weights).all() or weights.min() <= 0):
+        raise ValueError("weights must be finite and > 0 (edges are the pairs with S_ij > 0).")
+    l = edges.shape[0]  # noqa: E741
+    idx = np.concatenate([edges[:, 0], edges[:, 1]])
+    AT = sparse.csr_array(
+        (np.ones(2 * l), (idx, np.arange(2 * l))), shape=(d, 2 * l), dtype=np.float64
+    )
+    deg = np.bincount(idx, minlength=d).astype(np.float64)
+    return _Problem(
+        X=X,
+        y=y.astype(np.int64),
+        n=n,
+        d=d,
+        c=c,
+        edges=edges,
+        weights=weights,
+        idx=idx,
+        AT=AT,
+        deg=deg,
+        rows=np.arange(n),
+    )
+
+
+# ============================================================================ pieces
+def _nll(prob: _Problem, W: np.ndarray, beta: np.ndarray) -> tuple[float, np.ndarray]:
+    """Multinomial NLL and ``P - Y`` (n x c) at ``W`` (d x c), ``beta`` (c)."""
+    F = prob.X @ W
+    F += beta
+    mx = F.max(axis=1, keepdims=True)
+    E = np.exp(F - mx)
+    se = E.sum(axis=1, keepdims=True)
+    nll = float(np.log(se).sum() + mx.sum() - F[prob.rows, prob.y].sum())
+    E /= se
+    E[prob.rows, prob.y] -= 1.0
+    return nll, E
+
+
+def quad_terms(Q: np.ndarray, AT: sparse.csr_array) -> tuple[float, np.ndarray]:
+    """``q_all = sum_k ||q_k||^2`` and ``q_up = AT @ Q`` (``q_up_i`` = sum of ``i``'s copies).
+
+    ``O(lc)``, done once per ADMM iteration (appendix A.1).
+    """
+    return float(np.einsum("ij,ij->", Q, Q)), AT @ Q
+
+
+def quad_penalty(
+    W: np.ndarray, q_all: float, q_up: np.ndarray, deg: np.ndarray, rho: float
+) -> tuple[float, np.ndarray]:
+    """``rho/2 sum_k ||q_k - w_{owner(k)}||^2`` and its gradient in ``W`` in ``O(dc)``.
+
+    ``= rho/2 (q_all - 2 sum_i w_i . q_up_i + sum_i deg_i ||w_i||^2)`` (appendix A.1);
+    gradient ``rho (deg_i w_i - q_up_i)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy import sparse
+    >>> W = np.array([[1.0, 0.0], [0.0, 1.0]]); Q = np.array([[1.0, 1.0], [0.0, 0.0]])
+    >>> AT = sparse.csr_array(np.array([[1.0, 0.0], [0.0, 1.0]]))  # copy 0 of w_0, 1 of w_1
+    >>> q_all, q_up = quad_terms(Q, AT)
+    >>> val, grad = quad_penalty(W, q_all, q_up, np.array([1.0, 1.0]), 2.0)
+    >>> val, grad.tolist()  # rho/2 (||(0, 1)||^2 + ||(0, -1)||^2) = 2
+    (2.0, [[0.0, -2.0], [0.0, 2.0]])
+    """
+    ww = np.einsum("ij,ij->i", W, W)
+    val = 0.5 * rho * (q_all - 2.0 * float(np.einsum("ij,ij->", W, q_up)) + float(deg @ ww))
+    grad = rho * (deg[:, None] * W - q_up)
+    return val, grad
+
+
+def z_update(
+    M1: np.ndarray, M2: np.ndarray, nu_w: np.ndarray, rho: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Closed-form z-step for all edges (eq. (2); Hallac et al. 2015).
+
+    Minimises, per edge ``e``,
+    ``nu_w[e] ||z1 - z2|| + rho/2 ||z1 - m1||^2 + rho/2 ||z2 - m2||^2`` with
+    ``m1 = b_i - u_{i->j}`` and ``m2 = b_j - u_{j->i}``.
+
+    Parameters
+    ----------
+    M1, M2 : (l, c) arrays
+    nu_w : (l,) array, ``nu_n * S_ij`` (>= 0)
+    rho : float > 0
+
+    Returns
+    -------
+    Z1, Z2 : (l, c) arrays
+        ``theta m1 + (1 - theta) m2`` and ``(1 - theta) m1 + theta m2``; when
+        ``theta == 0.5`` both are computed by the same expression, so exactly equal.
+    theta : (l,) array
+        ``max(1 - nu_w / (rho ||m1 - m2||), 0.5)``; 0.5 when ``m1 == m2`` and
+        ``nu_w > 0``; 1 when ``nu_w == 0`` (no coupling).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Z1, Z2, th = z_update(np.array([[4.0, 0.0]]), np.array([[0.0, 0.0]]), np.array([1.0]), 1.0)
+    >>> Z1.tolist(), Z2.tolist(), th.tolist()
+    ([[3.0, 0.0]], [[1.0, 0.0]], [0.75])
+    >>> z_update(np.array([[2.0, 0.0]]), np.array([[0.0, 0.0]]), np.array([1.0]), 1.0)[2].tolist()
+    [0.5]
+    """
+    D = M1 - M2
+    h = np.sqrt(np.einsum("ij,ij->i", D, D))
+    ratio = np.divide(nu_w, rho * h, out=np.full_like(h, np.inf), where=h > 0)
+    theta = np.maximum(1.0 - ratio, 0.5)
+    theta[nu_w == 0] = 1.0
+    t = theta[:, None]
+    Z1 = t * M1 + (1.0 - t) * M2
+    Z2 = (1.0 - t) * M1 + t * M2
+    half = theta == 0.5
+    if half.any():  # the same expression for both copies: exactly equal
+        mid = 0.5 * M1[half] + 0.5 * M2[half]
+        Z1[half] = mid
+        Z2[half] = mid
+    return Z1, Z2, theta
+
+
+def canonical_labels(labels: Any) -> np.ndarray:
+    """Relabel so clusters are numbered 0, 1, ... by first appearance.
+
+    Examples
+    --------
+    >>> canonical_labels([5, 5, 2, 7, 2]).tolist()
+    [0, 0, 1, 2, 1]
+    """
+    labels = np.asarray(labels)
+    _, first, inv = np.unique(labels, return_index=True, return_inverse=True)
+    rank = np.empty(first.size, dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(first.size)
+    return rank[inv.ravel()]
+
+
+def labels_from_edges(d: int, edges: np.ndarray, keep: np.ndarray | None = None) -> np.ndarray:
+    """Canonical labels of the connected components of the graph of ``edges[keep]``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> labels_from_edges(4, np.array([[0, 2], [1, 3]]), np.array([True, False])).tolist()
+    [0, 1, 0, 2]
+    """
+    e = np.asarray(edges).reshape(-1, 2)
+    if keep is not None:
+        e = e[np.asarray(keep, dtype=bool)]
+    g = sparse.coo_array((np.ones(e.shape[0]), (e[:, 0], e[:, 1])), shape=(d, d))
+    _, lab = connected_components(g, directed=False)
+    return canonical_labels(lab)
+
+
+def objective(
+    X: Any, y: Any, B: Any, beta: Any, edges: Any, weights: Any, nu_n: float, lam: float
+) -> float:
+    """``NLL(B, beta) + lam ||B||_F^2 + nu_n sum_e S_e ||B[:, i] - B[:, j]||`` (B is c x d).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.zeros((2, 2)); y = np.array([0, 1]); B = np.array([[1.0, 0.0], [0.0, 0.0]])
+    >>> round(objective(X, y, B, np.zeros(2), np.array([[0, 1]]), np.array([0.5]), 2.0, 0.1), 6)
+    2.486294
+    """
+    X = np.asarray(X, dtype=np.float64)
+    B = np.asarray(B, dtype=np.float64)
+    y = np.asarray(y, dtype=np.int64)
+    F = X @ B.T + np.asarray(beta, dtype=np.float64)
+    mx = F.max(axis=1, keepdims=True)
+    lse = np.log(np.exp(F - mx).sum(axis=1)) + mx[:, 0]
+    nll = float(lse.sum() - F[np.arange(y.size), y].sum())
+    e = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
+    diff = B[:, e[:, 0]] - B[:, e[:, 1]]
+    pen = float(np.asarray(weights, dtype=np.float64) @ np.sqrt((diff * diff).sum(axis=0)))
+    return nll + lam * float((B * B).sum()) + nu_n * pen
+
+
+# ============================================================================ B-step
+class _Precond:
+    """Newton preconditioner of the B-step: L-BFGS runs on ``v = L^T x``, ``H = L L^T``.
+
+    ``x = [W.ravel(), beta]`` (``W`` row-major ``d x c``); ``H`` is the Hessian of the
+    NLL at the point where it was built plus ``diag(2 lam + rho deg)`` on ``W`` (the
+    exact Hessian of ``g`` there), with a small ridge on the unpenalised intercepts.
+    Dense (Cholesky) up to ``DENSE_MAX`` variables, else its diagonal. The NLL part is
+    rebuilt once the L-BFGS iterations beyond ``REFRESH_NIT`` per B-step (the cost of
+    a stale Hessian) add up to the cost of a rebuild (a flop count, so the choice is
+    deterministic); the factor is recomputed when ``rho`` changes. scipy's L-BFGS then needs a few iterations per
+    B-step instead of ~50 (the NLL Hessian is far from a multiple of the identity:
+    correlated covariates, nearly separable classes).
+    """
+
+    def __init__(self, prob: _Problem, lam: float) -> None:
+        self.prob = prob
+        self.lam = lam
+        self.N = (prob.d + 1) * prob.c
+        self.dense = self.N <= DENSE_MAX
+        self.H0: np.ndarray | None = None
+        self.rho = np.nan
+        # deterministic cost model (flops; ~5e5 for the Python overhead of a build,
+        # ~2e5 for an L-BFGS iteration): rebuild once the iterations wasted by a
+        # stale Hessian cost more than a rebuild
+        n, d, c, N = prob.n, prob.d, prob.c, self.N
+        if self.dense:
+            self.build_cost = c * (c + 1) * n * (d + 1) ** 2 + N**3 / 3 + 5e5
+            self.iter_cost = 4.0 * n * d * c + 2.0 * N**2 + 2e5
+        else:
+            self.build_cost = 4.0 * n * d * c + 5e5
+            self.iter_cost = 4.0 * n * d * c + 2e5
+        self.wasted = 0.0
+
+    def build(self, W: np.ndarray, beta: np.ndarray) -> None:
+        prob = self.prob
+        d, c = prob.d, prob.c
+        F = prob.X @ W
+        F += beta
+        F -= F.max(axis=1, keepdims=True)
+        P = np.exp(F)
+        P /= P.sum(axis=1, keepdims=True)
+        if self.dense:
+            X1 = np.empty((prob.n, d + 1))
+            X1[:, :d] = prob.X
+            X1[:, d] = 1.0
+            H = np.empty((d + 1, c, d + 1, c))
+            for k in range(c):
+                for m in range(k, c):
+                    a = P[:, k] * (float(k == m) - P[:, m])
+                    blk = (X1.T * a) @ X1
+                    H[:, k, :, m] = blk
+                    if m != k:
+                        H[:, m, :, k] = blk
+            self.H0 = H.reshape(self.N, self.N)
+        else:
+            a = P * (1.0 - P)  # (n, c)
+            hW = (prob.X * prob.X).T @ a  # (d, c)
+            self.H0 = np.concatenate([hW.ravel(), a.sum(axis=0)])
+        self.rho = np.nan  # force a new factor
+
+    def factor(self, rho: float) -> None:
+        prob = self.prob
+        c = prob.c
+        add = np.concatenate([np.repeat(2.0 * self.lam + rho * prob.deg, c), np.zeros(c)])
+        if self.dense:
+            H = self.H0.copy()
+            diag = np.einsum("ii->i", H)
+            diag += add
+            jitter = 1e-3 * max(float(diag[-c:].mean()), 1e-12)
+            diag[-c:] += jitter
+            diag += 1e-12 * max(float(diag.mean()), 1.0)
+            self.L = cholesky(H, lower=True, check_finite=False)
+            # small: explicit inverse, then products (a triangular solve's call
+            # overhead dominates there); large: triangular solves
+            self.Linv = (
+                solve_triangular(self.L, np.eye(self.N), lower=True, check_finite=False)
+                if self.N <= INVERSE_MAX
+                else None
+            )
+            # ||L||_2^2 = lambda_max(H) <= max absolute row sum (Gershgorin)
+            self.lmax = float(np.abs(H).sum(axis=1).max())
+        else:
+            h = self.H0 + add
+            h[-c:] += 1e-3 * max(float(h[-c:].mean()), 1e-12)
+            h += 1e-12 * max(float(h.mean()), 1.0)
+            self.sq = np.sqrt(h)
+            self.lmax = float(h.max())
+        self.rho = rho
+
+    def prepare(self, W: np.ndarray, beta: np.ndarray, rho: float) -> None:
+        if self.H0 is None or self.wasted > self.build_cost:
+            self.build(W, beta)
+            self.wasted = 0.0
+        if rho != self.rho:
+            self.factor(rho)
+
+    def record(self, nit: int) -> None:
+        """Account the L-BFGS iterations beyond ``REFRESH_NIT`` of a B-step as waste."""
+        self.wasted += max(nit - REFRESH_NIT, 0) * self.iter_cost
+
+    def to_x(self, v: np.ndarray) -> np.ndarray:
+        if not self.dense:
+            return v / self.sq
+        if self.Linv is not None:
+            return self.Linv.T @ v
+        return solve_triangular(self.L, v, lower=True, trans="T", check_finite=False)
+
+    def to_v(self, x: np.ndarray) -> np.ndarray:
+        return self.L.T @ x if self.dense else x * self.sq
+
+    def grad_v(self, gx: np.ndarray) -> np.ndarray:
+        if not self.dense:
+            return gx / self.sq
+        if self.Linv is not None:
+            return self.Linv @ gx
+        return solve_triangular(self.L, gx, lower=True, check_finite=False)
+
+    def grad_x(self, gv: np.ndarray) -> np.ndarray:
+        return self.L @ gv if self.dense else gv * self.sq
+
+
+def _b_step(
+    prob: _Problem,
+    W: np.ndarray,
+    beta: np.ndarray,
+    lam: float,
+    rho: float,
+    q_all: float,
+    q_up: np.ndarray | None,
+    target: float,
+    pre: _Precond | None = None,
+) -> tuple[np.ndarray, np.ndarray, int, float]:
+    """L-BFGS on ``NLL + lam ||W||^2 + rho/2 sum ||q_k - w_owner(k)||^2`` (warm start).
+
+    ``q_all``, ``q_up`` from :func:`quad_terms` make each evaluation ``O(ndc + dc)``
+    (no per-edge work). Stops when the gradient's 2-norm is surely ``<= target``
+    (through an inf-norm bound in the preconditioned variables).
+
+    Returns ``W``, ``beta``, the L-BFGS iterations and the 2-norm of the gradient at
+    the returned point (the B-step's inexactness).
+    """
+    d, c = prob.d, prob.c
+    dc = d * c
+    if pre is None:
+        pre = _Precond(prob, lam)
+    pre.prepare(W, beta, rho)
+    X = prob.X
+    flat = prob.rows * c + prob.y  # positions of the observed classes in F.ravel()
+    coef = lam + 0.5 * rho * prob.deg  # (d,)
+    coef2 = (2.0 * coef)[:, None]
+    rq = rho * q_up if q_up is not None else None
+    const = 0.5 * rho * q_all
+    gx = np.empty(dc + c)
+    gW = gx[:dc].reshape(d, c)
+
+    def fg(v: np.ndarray) -> tuple[float, np.ndarray]:
+        x = pre.to_x(v)
+        Wx = x[:dc].reshape(d, c)
+        F = X @ Wx
+        F += x[dc:]
+        mx = F.max(axis=1, keepdims=True)
+        F -= mx
+        E = np.exp(F)
+        se = E.sum(axis=1, keepdims=True)
+        val = float(np.log(se).sum() - F.take(flat).sum())
+        E /= se
+        E.ravel()[flat] -= 1.0
+        np.matmul(X.T, E, out=gW)
+        gW[:] += coef2 * Wx
+        val += float(coef @ np.einsum("ij,ij->i", Wx, Wx)) + const
+        if rq is not None:
+            val -= float(np.einsum("ij,ij->", Wx, rq))
+            gW[:] -= rq
+        gx[dc:] = E.sum(axis=0)
+        return val, pre.grad_v(gx)
+
+    v0 = pre.to_v(np.concatenate([W.ravel(), beta]))
+    # ||g_x||_2 <= ||L||_2 ||g_v||_2 <= sqrt(lmax N) ||g_v||_inf
+    gtol = target / np.sqrt(pre.lmax * pre.N)
+    res = minimize(
+        fg,
+        v0,
+        jac=True,
+        method="L-BFGS-B",
+        options={"maxcor": 10, "gtol": gtol, "ftol": 1e-15, "maxiter": 5000},
+    )
+    pre.record(int(res.nit))
+    x = pre.to_x(res.x)
+    g = pre.grad_x(np.asarray(res.jac))
+    gnorm = float(np.sqrt(g @ g))
+    return x[:dc].reshape(d, c).copy(), x[dc:].copy(), int(res.nit), gnorm
+
+
+# ============================================================================ ADMM
+@dataclass(frozen=True, eq=False)
+class AdmmResult:
+    """The ADMM state and clustering for one ``nu`` (returned by :func:`admm_fit`).
+
+    Attributes
+    ----------
+    B : (c, d) ndarray
+        Class weights at the final iterate (column ``i`` = covariate ``i``).
+    beta : (c,) ndarray
+        Intercepts (mean zero: the softmax is invariant to a common shift).
+    Z, U : (2l, c) ndarrays
+        Copies ``z`` and scaled duals ``u``: rows ``0..l-1`` are ``z_{i->j}`` of edge
+        ``(i, j)``, rows ``l..2l-1`` are ``z_{j->i}`` (edge order of ``edges``).
+    rho : float
+        Penalty parameter at the end (after residual balancing); pass on to warm-start.
+    nu, nu_n : float
+        The ``nu`` given and ``nu_n = n * nu``, the multiplier actually used.
+    n_iter : int
+        ADMM iterations run (0 for a solution obtained in closed form).
+    converged : bool
+        Both residuals below ``eps`` within ``max_iter``.
+    fused : (l,) bool ndarray
+        ``theta == 0.5`` at the final z-step (edge order of ``edges``).
+    labels : (d,) int64 ndarray
+        Canonical clusters: connected components of the fused edges, numbered by
+        first appearance over covariates ``0..d-1``.
+    n_clusters : int
+    objective : float
+        ``NLL + lam ||B||^2 + nu_n sum_e S_e ||b_i - b_j||`` at ``(B, beta)``.
+    primal_residual, dual_residual, eps : float
+        ``||z - b||``, ``rho ||z^k - z^{k-1}||`` at the last iteration and the
+        threshold ``sqrt(c (d + 2l)) * tol``.
+    lbfgs_iter : int
+        Total L-BFGS iterations over all B-steps.
+    method : str
+        ``"admm"`` or ``"components"`` (closed form, see :func:`components_solution`).
+    """
+
+    B: np.ndarray
+    beta: np.ndarray
+    Z: np.ndarray
+    U: np.ndarray
+    rho: float
+    nu: float
+    nu_n: float
+    n_iter: int
+    converged: bool
+    fused: np.ndarray
+    labels: np.ndarray
+    n_clusters: int
+    objective: float
+    primal_residual: float
+    dual_residual: float
+    eps: float
+    lbfgs_iter: int = 0
+    method: str = "admm"
+
+
+def _warm_arrays(prob: _Problem, warm: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    d, c, l = prob.d, prob.c, prob.l  # noqa: E741
+    if warm is None:
+        counts = np.bincount(prob.y, minlength=c).astype(float)
+        beta = np.log(np.maximum(counts, 0.5) / prob.n)
+        beta -= beta.mean()
+        W = np.zeros((d, c))
+        return W, beta, W[prob.idx].copy(), np.zeros((2 * l, c))
+    get = warm.get if isinstance(warm, dict) else lambda k, default=None: getattr(warm, k, default)
+    B = np.asarray(get("B"), dtype=np.float64)
+    if B.shape != (c, d):
+        raise ValueError(f"warm['B'] must have shape ({c}, {d}); got {B.shape}.")
+    W = np.ascontiguousarray(B.T)
+    beta = np.asarray(get("beta"), dtype=np.float64).copy()
+    beta -= beta.mean()
+    Z = get("Z", None)
+    U = get("U", None)
+    Z = W[prob.idx].copy() if Z is None else np.array(Z, dtype=np.float64)
+    U = np.zeros((2 * l, c)) if U is None else np.array(U, dtype=np.float64)
+    if Z.shape != (2 * l, c) or U.shape != (2 * l, c):
+        raise ValueError(f"warm['Z'] and warm['U'] must have shape ({2 * l}, {c}).")
+    return W, beta, Z, U
+
+
+def _admm(
+    prob: _Problem,
+    nu: float,
+    lam: float,
+    rho: float,
+    tol: float,
+    max_iter: int,
+    W: np.ndarray,
+    beta: np.ndarray,
+    Z: np.ndarray,
+    U: np.ndarray,
+    balance: bool = True,
+    pre: _Precond | None = None,
+) -> AdmmResult:
+    d, c, l = prob.d, prob.c, prob.l  # noqa: E741
+    if pre is None:
+        pre = _Precond(prob, lam)
+    nu_n = prob.n * float(nu)
+    nu_w = nu_n * prob.weights
+    eps = float(np.sqrt(c * (d + 2 * l)) * tol)
+    # Inexact B-steps: the gradient g left by L-BFGS adds to the dual residual (both
+    # are stationarity errors in gradient units), so the inner tolerance follows the
+    # residuals: ||g||_2 <= max(INNER_FACTOR * min(r, s) of the previous iteration,
+    # INNER_FLOOR * eps), and the ADMM only stops once ||g||_2 <= eps too.
+    floor = INNER_FLOOR * eps
+    r = s = np.inf
+    gnorm = 0.0
+    converged = False
+    theta = np.ones(l)
+    n_iter = 0
+    lbfgs = 0
+    U = U.copy()
+    if l == 0:
+        W, beta, nit, gnorm = _b_step(prob, W, beta, lam, rho, 0.0, None, floor, pre)
+        n_iter, lbfgs, converged, r, s = 1, nit, True, 0.0, 0.0
+    for it in range(1, max_iter + 1 if l else 0):
+        Q = Z + U
+        q_all, q_up = quad_terms(Q, prob.AT)
+        gtol = max(floor, INNER_FACTOR * min(r, s)) if it > 1 else floor
+        W, beta, nit, gnorm = _b_step(prob, W, beta, lam, rho, q_all, q_up, gtol, pre)
+        lbfgs += nit
+        Wc = W[prob.idx]
+        M = Wc - U
+        Z1, Z2, theta = z_update(M[:l], M[l:], nu_w, rho)
+        Znew = np.concatenate([Z1, Z2])
+        R = Znew - Wc
+        U += R
+        r = float(np.sqrt(np.einsum("ij,ij->", R, R)))
+        dZ = Znew - Z
+        s = rho * float(np.sqrt(np.einsum("ij,ij->", dZ, dZ)))
+        Z = Znew
+        n_iter = it
+        if r <= eps and s <= eps and gnorm <= eps:
+            converged = True
+            break
+        if balance:
+            if r > BALANCE_MU * s and rho * BALANCE_TAU <= _RHO_MAX:
+                rho *= BALANCE_TAU
+                U /= BALANCE_TAU
+            elif s > BALANCE_MU * r and rho / BALANCE_TAU >= _RHO_MIN:
+                rho /= BALANCE_TAU
+                U *= BALANCE_TAU
+    fused = (theta == 0.5) & (nu_w > 0)
+    labels = labels_from_edges(d, prob.edges, fused)
+    B = np.ascontiguousarray(W.T)
+    beta = beta - beta.mean()
+    obj = objective(prob.X, prob.y, B, beta, prob.edges, prob.weights, nu_n, lam)
+    return AdmmResult(
+        B=B,
+        beta=beta,
+        Z=Z,
+        U=U,
+        rho=float(rho),
+        nu=float(nu),
+        nu_n=nu_n,
+        n_iter=n_iter,
+        converged=converged,
+        fused=fused,
+        labels=labels,
+        n_clusters=int(labels.max()) + 1 if d else 0,
+        objective=obj,
+        primal_residual=r,
+        dual_residual=s,
+        eps=eps,
+        lbfgs_iter=lbfgs,
+    )
+
+
+def admm_fit(
+    X: Any,
+    y: Any,
+    n_classes: int,
+    edges: Any,
+    weights: Any,
+    nu: float,
+    *,
+    lam: float = 0.1,
+    rho: float | None = None,
+    tol: float = 1e-5,
+    max_iter: int = 1000,
+    warm: Any = None,
+    balance: bool = True,
+) -> AdmmResult:
+    """Solve the convex covariate clustering problem for one ``nu`` by ADMM.
+
+    Parameters
+    ----------
+    X : (n, d) array
+        Covariates (used as given: no centring or scaling here).
+    y : (n,) int array
+        Class codes ``0 .. n_classes - 1``.
+    n_classes : int >= 2
+    edges, weights : (l, 2) int array with ``i < j``, (l,) positive array
+        From :func:`edges_from_similarity`.
+    nu : float >= 0
+        The penalty on the authors' scale: the multiplier is ``nu_n = n * nu``.
+    lam : float >= 0, default 0.1
+        Ridge penalty ``lam ||B||_F^2`` (not scaled by ``n``).
+    rho : float > 0, optional
+        Starting ADMM penalty; default ``warm.rho`` when warm-starting, else 1.
+    tol : float, default 1e-5
+        ``eps`` of appendix A.2: stop when both residuals are below
+        ``sqrt(c (d + 2 l)) * tol``.
+    max_iter : int, default 1000
+    warm : AdmmResult or dict with ``B`` (c x d), ``beta`` (c) and optionally ``Z``,
+        ``U`` (2l x c), ``rho``; default: cold start (``B = 0``, ``Z = 0``, ``U = 0``,
+        ``beta`` = centred log class frequencies).
+    balance : bool, default True
+        Residual balancing of ``rho`` (``mu = 10``, ``tau = 2``).
+
+    Returns
+    -------
+    AdmmResult
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> y = np.repeat([0, 1], 20)
+    >>> X = rng.standard_normal((40, 3)) + np.where(y[:, None] == 1, [1.0, 1.0, -1.0], 0.0)
+    >>> edges = np.array([[0, 1], [0, 2], [1, 2]]); w = np.ones(3)
+    >>> res = admm_fit(X, y, 2, edges, w, 0.1)
+    >>> res.converged, res.labels.tolist(), res.B.shape
+    (True, [0, 0, 1], (2, 3))
+    >>> admm_fit(X, y, 2, edges, w, 0.0).labels.tolist()
+    [0, 1, 2]
+    """
+    prob = _prepare(X, y, n_classes, edges, weights)
+    if not np.isfinite(nu) or nu < 0:
+        raise ValueError(f"nu must be a finite number >= 0; got nu={nu}.")
+    W, beta, Z, U = _warm_arrays(prob, warm)
+    if rho is None:
+        rho = 1.0
+        if warm is not None:
+            wr = warm.get("rho") if isinstance(warm, dict) else getattr(warm, "rho", None)
+            rho = float(wr) if wr is not None else 1.0
+    with single_blas_thread():
+        return _admm(prob, nu, lam, float(rho), tol, int(max_iter), W, beta, Z, U, balance)
+
+
+# ============================================================================ components
+def _fit_reduced(
+    prob: _Problem, labels: np.ndarray, lam: float, W0: np.ndarray | None, beta0: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Ridge logistic regression with one shared column per cluster (``B = B_K T``)."""
+    K = int(labels.max()) + 1
+    T = sparse.csr_array((np.ones(prob.d), (labels, np.arange(prob.d))), shape=(K, prob.d))
+    Xr = np.ascontiguousarray((T @ prob.X.T).T)  # (n, K): sums of each cluster's covariates
+    sizes = np.bincount(labels, minlength=K).astype(np.float64)
+    red = _Problem(
+        X=Xr,
+        y=prob.y,
+        n=prob.n,
+        d=K,
+        c=prob.c,
+        edges=np.zeros((0, 2), np.int64),
+        weights=np.zeros(0),
+        idx=np.zeros(0, np.int64),
+        AT=sparse.csr_array((K, 0)),
+        deg=sizes,  # coef = lam + 0.5 rho deg: with lam = 0, rho = 2 lam -> lam * sizes
+        rows=prob.rows,
+    )
+    Wr0 = np.zeros((K, prob.c)) if W0 is None else W0
+    # lam * sum_k |C_k| ||b_k||^2 through the quadratic term: lam' = 0, rho = 2 lam
+    Wr, beta, _, _ = _b_step(red, Wr0, beta0, 0.0, 2.0 * lam, 0.0, None, 1e-9 * prob.n)
+    return Wr, beta
+
+
+def components_solution(
+    X: Any,
+    y: Any,
+    n_classes: int,
+    edges: Any,
+    weights: Any,
+    *,
+    lam: float = 0.1,
+) -> dict:
+    """The fully fused solution (one column per connected component of ``S``) and the
+    smallest ``nu`` at which it is certified optimal.
+
+    For every ``nu`` the solution cannot fuse covariates of different components of the
+    graph; for ``nu`` large enough it fuses each component. Its ``B`` is the ridge
+    logistic regression on the component sums of the covariates (penalty
+    ``lam sum_k |C_k| ||b_k||^2``), independent of ``nu``. It is optimal at ``nu`` iff
+    the gradient ``G`` (d x c) of ``NLL + lam ||B||^2`` is the divergence of an edge
+    flow ``v_e`` with ``||v_e|| <= nu_n S_e`` (KKT). The flow minimising
+    ``sum_e ||v_e||^2 / S_e^2`` (a weighted graph Laplacian solve) gives the certificate
+    ``nu_max = max_e ||v_e|| / (n S_e)``: for every ``nu >= nu_max`` the components
+    are the exact solution (``nu_max`` is an upper bound of the smallest such ``nu``).
+
+    Returns
+    -------
+    dict with ``B`` (c x d), ``beta`` (c,), ``labels`` (d,) canonical components,
+    ``nu_max`` (float), ``flow`` (l x c: ``v_e``, a dual certificate; the ADMM's scaled
+    duals for ``nu`` are ``U = [-v; v] / rho`` with ``v`` clipped to norm
+    ``nu_n S_e``), ``objective_smooth`` (NLL + ridge at the solution).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> y = np.repeat([0, 1], 20); X = rng.standard_normal((40, 3))
+    >>> sol = components_solution(X, y, 2, np.array([[0, 1]]), np.array([1.0]))
+    >>> sol["labels"].tolist(), bool(np.allclose(sol["B"][:, 0], sol["B"][:, 1]))
+    ([0, 0, 1], True)
+    >>> res = admm_fit(X, y, 2, np.array([[0, 1]]), np.array([1.0]), 1.01 * sol["nu_max"])
+    >>> res.labels.tolist()
+    [0, 0, 1]
+    """
+    prob = _prepare(X, y, n_classes, edges, weights)
+    with single_blas_thread():
+        return _components(prob, lam)
+
+
+def _components(prob: _Problem, lam: float) -> dict:
+    labels = labels_from_edges(prob.d, prob.edges)
+    counts = np.bincount(prob.y, minlength=prob.c).astype(float)
+    beta0 = np.log(np.maximum(counts, 0.5) / prob.n)
+    beta0 -= beta0.mean()
+    Wr, beta = _fit_reduced(prob, labels, lam, None, beta0)
+    W = Wr[labels]
+    nll, G = _nll(prob, W, beta)
+    grad = prob.X.T @ G + 2.0 * lam * W  # (d, c)
+    l = prob.l  # noqa: E741
+    flow = np.zeros((l, prob.c))
+    nu_max = 0.0
+    if l:
+        e0, e1, s = prob.edges[:, 0], prob.edges[:, 1], prob.weights
+        # weighted Laplacian L = D^T diag(S^2) D; D^T V = -G with V = diag(S^2) D phi
+        s2 = s * s
+        Lap = sparse.coo_array(
+            (
+                np.concatenate([s2, s2, -s2, -s2]),
+                (np.concatenate([e0, e1, e0, e1]), np.concatenate([e0, e1, e1, e0])),
+            ),
+            shape=(prob.d, prob.d),
+        ).tocsc()
+        # ground one node per component (phi = 0 there): the rest is non-singular
+        _, first = np.unique(labels, return_index=True)
+        free = np.ones(prob.d, dtype=bool)
+        free[first] = False
+        phi = np.zeros((prob.d, prob.c))
+        if free.any():
+            Lf = Lap[free][:, free].tocsc()
+            phi[free] = splu(Lf).solve(np.ascontiguousarray(-grad[free]))
+        flow = s2[:, None] * (phi[e0] - phi[e1])
+        ratio = np.sqrt(np.einsum("ij,ij->i", flow, flow)) / s
+        nu_max = float(ratio.max()) / prob.n
+    return {
+        "B": np.ascontiguousarray(W.T),
+        "beta": beta - beta.mean(),
+        "labels": labels,
+        "nu_max": nu_max,
+        "flow": flow,
+        "objective_smooth": nll + lam * float((W * W).sum()),
+    }
+
+
+# ============================================================================ path
+def default_nus(n: int, *, n_steps: int = 300, step: float = 0.1) -> np.ndarray:
+    """The paper's grid ``n * 2^(-step a)``, ``a = 0 .. n_steps - 1``, then 0 (descending).
+
+    Examples
+    --------
+    >>> g = default_nus(40)
+    >>> g.size, float(g[0]), float(g[10]), float(g[-1])
+    (301, 40.0, 20.0, 0.0)
+    """
+    a = np.arange(n_steps, dtype=np.float64)
+    return np.concatenate([n * 2.0 ** (-step * a), [0.0]])
+
+
+@dataclass(frozen=True, eq=False)
+class PathRecord:
+    """One ``nu`` of :func:`clustering_path` (no ``Z``/``U``: ``2l x c`` each).
+
+    Attributes
+    ----------
+    nu, nu_n : float
+        Grid value and ``n * nu``.
+    labels : (d,) int64 ndarray
+        Canonical covariate clusters.
+    n_clusters : int
+    B : (c, d) ndarray; beta : (c,) ndarray
+    n_iter : int
+        ADMM iterations (0 for ``method == "components"``).
+    converged : bool
+        ADMM residuals below ``eps`` (True for the closed form).
+    rho : float
+        ``rho`` at the end of this ``nu`` (carried to the next).
+    objective, primal_residual, dual_residual, eps : float
+    n_fused : int
+        Number of fused edges.
+    method : str
+        ``"admm"`` or ``"components"`` (``nu >= nu_max``: the components of ``S``,
+        exact, not run through the ADMM).
+    seconds : float
+        Wall time of this ``nu``.
+    """
+
+    nu: float
+    nu_n: float
+    labels: np.ndarray
+    n_clusters: int
+    B: np.ndarray
+    beta: np.ndarray
+    n_iter: int
+    converged: bool
+    rho: float
+    objective: float
+    primal_residual: float
+    dual_residual: float
+    eps: float
+    n_fused: int
+    method: str
+    seconds: float
+
+
+def _record(res: AdmmResult, seconds: float) -> PathRecord:
+    return PathRecord(
+        nu=res.nu,
+        nu_n=res.nu_n,
+        labels=res.labels,
+        n_clusters=res.n_clusters,
+        B=res.B,
+        beta=res.beta,
+        n_iter=res.n_iter,
+        converged=res.converged,
+        rho=res.rho,
+        objective=res.objective,
+        primal_residual=res.primal_residual,
+        dual_residual=res.dual_residual,
+        eps=res.eps,
+        n_fused=int(res.fused.sum()),
+        method=res.method,
+        seconds=seconds,
+    )
+
+
+def _clip_duals(U: np.ndarray, cap: np.ndarray) -> np.ndarray:
+    """Scale each copy's scaled dual to norm ``<= cap`` (``nu_n S_e / rho``)."""
+    l = cap.size  # noqa: E741
+    norm = np.sqrt(np.einsum("ij,ij->i", U, U))
+    cap2 = np.concatenate([cap, cap])
+    scale = np.minimum(1.0, np.divide(cap2, norm, out=np.ones_like(norm), where=norm > 0))
+    out = U * scale[:, None]
+    del l
+    return out
+
+
+def _predict_duals(U: np.ndarray, prev: AdmmResult, nu: float, cap: np.ndarray) -> np.ndarray:
+    """Warm-start duals for ``nu`` from the solution at ``prev.nu``.
+
+    At a solution, ``rho u_{i->j} = -nu_n S_e (b_i - b_j) / ||b_i - b_j||`` on an
+    unfused edge (the dual scales with ``nu``) and has norm ``<= nu_n S_e`` on a fused
+    one: unfused rows are rescaled by ``nu / prev.nu``, fused rows clipped.
+    """
+    l = cap.size  # noqa: E741
+    out = U.copy()
+    if prev.nu > 0:
+        ratio = nu / prev.nu
+        free = np.concatenate([~prev.fused, ~prev.fused])
+        out[free] *= ratio
+    return _clip_duals(out, cap) if l else out
+
+
+def clustering_path(
+    X: Any,
+    y: Any,
+    n_classes: int,
+    edges: Any,
+    weights: Any,
+    nus: Any = None,
+    *,
+    lam: float = 0.1,
+    tol: float = 1e-5,
+    max_iter: int = 1000,
+    rho: float = 1.0,
+    progress: bool = False,
+    stop_at_components: bool = True,
+    stop_at_singletons: bool = False,
+) -> list[PathRecord]:
+    """Solve the grid of ``nu`` from large to small with warm starts.
+
+    Direction and early stop: the grid is sorted in decreasing ``nu`` and solved in
+    that order, each ``nu`` warm-started from the previous one (``B``, ``beta``,
+    ``Z``, ``U`` and ``rho``; ``rho`` keeps its residual-balanced value). With
+    ``stop_at_components=True`` (default) the top of the grid is not run through the
+    ADMM (it stalls there: the duals have to grow to ``nu_n S_e``): the fully fused
+    solution (one column per connected component of ``S``) and its certificate
+    ``nu_max`` are computed in closed form (:func:`components_solution`); every grid
+    value ``>= nu_max`` gets that exact solution (``method="components"``,
+    ``n_iter=0``), and the ADMM starts at the first value below ``nu_max``,
+    warm-started from it with the certificate's duals. Components of ``S`` are never
+    fused together at any ``nu``, so these are the coarsest clusterings reachable.
+    With ``stop_at_components=False`` every ``nu`` is run through the ADMM, the top
+    one from a cold start.
+
+    ``stop_at_singletons=True`` ends the path at the first ``nu`` whose clustering has
+    every covariate alone (smaller ``nu`` are not solved, so the list is shorter).
+
+    Parameters
+    ----------
+    X, y, n_classes, edges, weights
+        As :func:`admm_fit`.
+    nus : array-like of float >= 0, optional
+        Default :func:`default_nus` ``(n)``: ``n 2^(-0.1 a)``, ``a = 0..299``, and 0.
+        Sorted decreasing, duplicates removed.
+    lam, tol, max_iter
+        As :func:`admm_fit` (per ``nu``).
+    rho : float, default 1
+        Starting ``rho`` (then carried along the path).
+    progress : bool, default False
+        tqdm progress bar over the grid.
+    stop_at_components, stop_at_singletons : bool
+        See above.
+
+    Returns
+    -------
+    list of PathRecord
+        One per solved ``nu``, in decreasing ``nu``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> y = np.repeat([0, 1], 20)
+    >>> X = rng.standard_normal((40, 3)) + np.where(y[:, None] == 1, [1.0, 1.0, -1.0], 0.0)
+    >>> path = clustering_path(X, y, 2, np.array([[0, 1], [0, 2], [1, 2]]), np.ones(3))
+    >>> len(path), path[0].n_clusters, path[-1].n_clusters, all(r.converged for r in path)
+    (301, 1, 3, True)
+    >>> [(c.n_clusters, c.labels.tolist()) for c in distinct_clusterings(path)]
+    [(1, [0, 0, 0]), (2, [0, 0, 1]), (3, [0, 1, 2])]
+    """
+    import time
+
+    prob = _prepare(X, y, n_classes, edges, weights)
+    grid = default_nus(prob.n) if nus is None else np.asarray(nus, dtype=np.float64).ravel()
+    if grid.size == 0 or not np.isfinite(grid).all() or grid.min() < 0:
+        raise ValueError("nus must be a non-empty sequence of finite numbers >= 0.")
+    grid = np.unique(grid)[::-1]
+    records: list[PathRecord] = []
+    iterator: Any = grid
+    if progress:
+        from tqdm.auto import tqdm
+
+        iterator = tqdm(grid, desc="nu path", leave=False)
+    with single_blas_thread():
+        t0 = time.perf_counter()
+        W, beta, Z, U = _warm_arrays(prob, None)
+        rho = float(rho)
+        comp = None
+        if stop_at_components and prob.l:
+            comp = _components(prob, lam)
+            W = np.ascontiguousarray(comp["B"].T)
+            beta = comp["beta"]
+            Z = W[prob.idx].copy()
+        seed_duals = comp is not None  # the first ADMM nu takes the certificate's duals
+        prev: AdmmResult | None = None
+        pre = _Precond(prob, lam)  # carried along the path, rebuilt when it degrades
+        setup = time.perf_counter() - t0
+        for nu in iterator:
+            t0 = time.perf_counter()
+            nu = float(nu)
+            if comp is not None and nu >= comp["nu_max"]:
+                nu_n = prob.n * nu
+                B = comp["B"]
+                res = AdmmResult(
+                    B=B,
+                    beta=comp["beta"],
+                    Z=Z,
+                    U=U,
+                    rho=rho,
+                    nu=nu,
+                    nu_n=nu_n,
+                    n_iter=0,
+                    converged=True,
+                    fused=np.ones(prob.l, dtype=bool),
+                    labels=comp["labels"],
+                    n_clusters=int(comp["labels"].max()) + 1,
+                    objective=objective(
+                        prob.X, prob.y, B, comp["beta"], prob.edges, prob.weights, nu_n, lam
+                    ),
+                    primal_residual=0.0,
+                    dual_residual=0.0,
+                    eps=float(np.sqrt(prob.c * (prob.d + 2 * prob.l)) * tol),
+                    method="components",
+                )
+                records.append(_record(res, time.perf_counter() - t0 + setup))
+                setup = 0.0
+                continue
+            if seed_duals:
+                # first ADMM nu below nu_max: duals from the certificate
+                seed_duals = False
+                U = np.concatenate([-comp["flow"], comp["flow"]]) / rho
+                U = _clip_duals(U, prob.n * nu * prob.weights / rho)
+            elif prev is not None:
+                U = _predict_duals(U, prev, nu, prob.n * nu * prob.weights / rho)
+            res = _admm(prob, nu, lam, rho, tol, int(max_iter), W, beta, Z, U, pre=pre)
+            W, beta, Z, U, rho = np.ascontiguousarray(res.B.T), res.beta, res.Z, res.U, res.rho
+            prev = res
+            records.append(_record(res, time.perf_counter() - t0 + setup))
+            setup = 0.0
+            if stop_at_singletons and res.n_clusters == prob.d:
+                break
+    return records
+
+
+# ============================================================================ distinct
+@dataclass(frozen=True, eq=False)
+class DistinctClustering:
+    """One distinct clustering of a path (see :func:`distinct_clusterings`).
+
+    Attributes
+    ----------
+    labels : (d,) int64 ndarray
+        Canonical labels.
+    n_clusters : int
+    nu_min, nu_max : float
+        Smallest and largest ``nu`` of the path that produced this clustering.
+    nus : (m,) ndarray
+        Every such ``nu`` (decreasing).
+    contiguous : bool
+        Whether those ``nu`` are consecutive on the path (no other clustering between).
+    converged : bool
+        Every one of those ``nu`` converged.
+    n_unconverged : int
+        How many did not (a capped ``nu`` keeps its clustering, flagged here).
+    index : int
+        Position in the path of the record with the largest ``nu`` (its ``B``, ``beta``).
+    """
+
+    labels: np.ndarray
+    n_clusters: int
+    nu_min: float
+    nu_max: float
+    nus: np.ndarray
+    contiguous: bool
+    converged: bool
+    n_unconverged: int
+    index: int
+
+
+def distinct_clusterings(records: Any) -> list[DistinctClustering]:
+    """Keep each distinct clustering of a path once, with the ``nu`` range producing it.
+
+    Parameters
+    ----------
+    records : sequence of PathRecord (or objects with ``nu``, ``labels``, ``converged``)
+
+    Returns
+    -------
+    list of DistinctClustering
+        In order of first appearance along the path (decreasing ``nu`` for
+        :func:`clustering_path`: coarsest first).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from types import SimpleNamespace as R
+    >>> recs = [R(nu=4.0, labels=np.array([0, 0]), converged=True),
+    ...         R(nu=2.0, labels=np.array([0, 0]), converged=False),
+    ...         R(nu=0.0, labels=np.array([0, 1]), converged=True)]
+    >>> [(c.n_clusters, c.nu_min, c.nu_max, c.n_unconverged) for c in distinct_clusterings(recs)]
+    [(1, 2.0, 4.0, 1), (2, 0.0, 0.0, 0)]
+    """
+    groups: dict[bytes, list[int]] = {}
+    labels_of: dict[bytes, np.ndarray] = {}
+    for pos, rec in enumerate(records):
+        lab = canonical_labels(rec.labels)
+        key = lab.tobytes()
+        groups.setdefault(key, []).append(pos)
+        labels_of.setdefault(key, lab)
+    out = []
+    for key, pos in groups.items():
+        nus = np.array([float(records[p].nu) for p in pos])
+        conv = np.array([bool(records[p].converged) for p in pos])
+        lab = labels_of[key]
+        out.append(
+            DistinctClustering(
+                labels=lab,
+                n_clusters=int(lab.max()) + 1 if lab.size else 0,
+                nu_min=float(nus.min()),
+                nu_max=float(nus.max()),
+                nus=nus,
+                contiguous=bool(np.all(np.diff(pos) == 1)),
+                converged=bool(conv.all()),
+                n_unconverged=int((~conv).sum()),
+                index=int(pos[int(np.argmax(nus))]),
+            )
+        )
+    return out
