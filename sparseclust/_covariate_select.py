@@ -18,6 +18,22 @@ classification* (section 3, appendix A.3 and A.5, and the baselines of section 4
 Inputs are plain arrays: ``X`` (n, d) float, ``y`` (n,) integer codes ``0..c-1``,
 ``labels`` (d,) integer cluster codes ``0..K-1`` (every code used). No pandas except
 the table :func:`choose_sigma` returns.
+
+Decisions where the paper is open
+---------------------------------
+* All c classes carry coefficients (the paper's ``f``); the prior identifies them.
+  Intercepts are unpenalised, maximised jointly with B (empirical Bayes) and
+  returned centred. The Laplace value keeps every constant of the paper's formula.
+* sigma: chosen once on the full model over the authors' grid; "accuracy" (ties to
+  the smallest sigma, the authors' rule) or "loglik"; accuracy pooled over folds so
+  that ties are exact; folds lowered to the smallest class size.
+* Odds ratio (A.5.2): ``exp(B_top - B_second)`` per cluster.
+* Baselines: section 4 says both "use the same similarity matrix S"; the points to
+  cluster are passed in (``P = S`` for that protocol; :func:`covariate_points` for
+  standardised columns). Convex clustering: kernel weights on a k-NN graph (or all
+  pairs / k-NN + MST / given), accelerated AMA, fusion read off the dual exactly,
+  default gamma grid between two computable bounds; k-means: scikit-learn,
+  k-means++, ``n_init=10``, one seed per k from ``rng``.
 """
 
 from __future__ import annotations
@@ -509,7 +525,7 @@ def choose_sigma(
         ``n_correct``; ``table.attrs`` holds ``n_folds`` and ``rule``.
     on_edge : bool
         Whether the chosen sigma is the smallest or the largest grid value (the grid
-        may be too narrow).
+        may be too narrow); False for a one-value grid.
 
     Examples
     --------
@@ -668,8 +684,8 @@ def covariate_points(X: Any, *, y: Any = None) -> np.ndarray:
 
 
 # ------------------------------------------------------------ convex clustering
-def _edges(P: np.ndarray, weights: Any, k: int, phi: float):
-    """Edge arrays ``(i, j, w)`` with ``i < j`` and ``w > 0``."""
+def _edges(P: np.ndarray, weights: Any, k: int, phi: float, min_weight: float = 0.0):
+    """Edge arrays ``(i, j, w)`` with ``i < j`` and ``w > min_weight * max(w)`` (and > 0)."""
     d = P.shape[0]
     if isinstance(weights, str):
         check_choice("weights", weights, ["knn", "knn_mst", "exp"])
@@ -705,7 +721,8 @@ def _edges(P: np.ndarray, weights: Any, k: int, phi: float):
             raise ValueError("weights must be symmetric and non-negative.")
         U = sparse.triu(W, k=1).tocoo()
         i, j, w = U.row.astype(np.intp), U.col.astype(np.intp), U.data.astype(float)
-    keep = w > 0
+    keep = w > (min_weight * w.max() if w.size else 0.0)
+    keep &= w > 0
     return i[keep].astype(np.intp), j[keep].astype(np.intp), w[keep]
 
 
@@ -909,14 +926,16 @@ class _AMA:
         return U @ basis + self.mean
 
 
-def _prepare_convex(P: Any, weights: Any, k: int, phi: float) -> _AMA:
+def _prepare_convex(P: Any, weights: Any, k: int, phi: float, min_weight: float = 0.0) -> _AMA:
     P = _as_matrix("P", P)
     if P.shape[0] < 1:
         raise ValueError("P must have at least one row (point).")
     k = check_int("k", k, min=1)
     phi = check_number("phi", phi, min=0)
-    i, j, w = _edges(P, weights, k, phi)
-    return _AMA(P, i, j, w)
+    min_weight = check_number("min_weight", min_weight, min=0, max=1)
+    with single_blas_thread():
+        i, j, w = _edges(P, weights, k, phi, min_weight)
+        return _AMA(P, i, j, w)
 
 
 def convex_clustering(
@@ -926,6 +945,7 @@ def convex_clustering(
     weights: Any = "knn",
     k: int = 10,
     phi: float = 0.5,
+    min_weight: float = 1e-8,
     tol: float = 1e-7,
     max_iter: int = 20000,
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -934,7 +954,9 @@ def convex_clustering(
     Solves ``min_U 1/2 sum_i ||p_i - u_i||^2 + gamma sum_{i<j} w_ij ||u_i - u_j||_2``
     (Hocking et al. 2011; Chi & Lange 2015) by accelerated AMA; see
     :func:`convex_clustering_path` for the weights, the solver and how clusters are
-    read off.
+    read off. ``min_weight`` as there; at ``gamma`` at or above the level where
+    every connected component of the weight graph is fused (an exact certificate)
+    the component means are returned without iterating.
 
     Returns
     -------
@@ -950,9 +972,10 @@ def convex_clustering(
     """
     gamma = check_number("gamma", gamma, min=0)
     max_iter = check_int("max_iter", max_iter, min=1)
-    solver = _prepare_convex(P, weights, k, phi)
+    solver = _prepare_convex(P, weights, k, phi, min_weight)
     comp_labels = _canonical(solver.comp)
-    hi = solver.gamma_bounds()[1] if solver.i.size else 0.0
+    with single_blas_thread():
+        hi = solver.gamma_bounds()[1] if solver.i.size else 0.0
     if gamma >= hi:  # every connected component fused (the flow certificate): exact
         sums = np.zeros((solver.ncomp, solver.mean.size))
         P_arr = _as_matrix("P", P)
@@ -978,6 +1001,7 @@ def convex_clustering_path(
     weights: Any = "knn",
     k: int = 10,
     phi: float = 0.5,
+    min_weight: float = 1e-8,
     gammas: Sequence[float] | np.ndarray | None = None,
     n_gammas: int = 100,
     tol: float = 1e-6,
@@ -1017,6 +1041,12 @@ def convex_clustering_path(
         Neighbours for the k-NN graph.
     phi : float
         Kernel scale (the paper's 0.5).
+    min_weight : float
+        Edges whose weight is below ``min_weight`` times the largest weight are
+        dropped (0 keeps every positive weight). Such edges act only at gammas about
+        ``1 / min_weight`` times larger than the others, where fusing across them
+        makes the path very slow (e.g. the rows of a block-structured S, whose
+        cross-block kernel weights are ~1e-14).
     gammas : sequence of float, optional
         The path (solved in increasing order). Default: ``n_gammas`` geometric
         values from a gamma below which no edge can fuse (``min ||p_i - p_j|| /
@@ -1051,12 +1081,13 @@ def convex_clustering_path(
     n_gammas = check_int("n_gammas", n_gammas, min=1)
     max_iter = check_int("max_iter", max_iter, min=1)
     tol = check_number("tol", tol, min=0, min_inclusive=False)
-    solver = _prepare_convex(P, weights, k, phi)
+    solver = _prepare_convex(P, weights, k, phi, min_weight)
     comp_labels = _canonical(solver.comp)
     if solver.i.size == 0:  # no edges: every point is its own component
         first = 0.0 if gammas is None else float(np.min(gammas))
         return [(first, comp_labels)]
-    lo, hi = solver.gamma_bounds()
+    with single_blas_thread():
+        lo, hi = solver.gamma_bounds()
     if gammas is None:
         if lo <= 0:
             lo = hi * 1e-6
@@ -1068,6 +1099,7 @@ def convex_clustering_path(
     out: list[tuple[float, np.ndarray]] = []
     seen: set[bytes] = set()
     lam = np.zeros((solver.i.size, solver.X.shape[1]))
+    prev = None
     n_capped = 0
     with single_blas_thread():
         for gamma in grid:
@@ -1075,6 +1107,9 @@ def convex_clustering_path(
                 # the electrical-flow certificate: every component is fused (exactly)
                 labels = comp_labels
             else:
+                if prev:  # warm start: the previous dual, scaled with the radii
+                    lam *= gamma / prev
+                prev = float(gamma)
                 lam, U, G, n_iter, converged = solver.solve(float(gamma), lam, tol, max_iter)
                 n_capped += not converged
                 labels = solver.fused_labels(float(gamma), lam, G)
