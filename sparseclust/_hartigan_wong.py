@@ -44,7 +44,10 @@ points before it are settled with their vectorised outcome, the transfer is appl
 centres, counts, live set, step counters: O(p)), and evaluation resumes at the following
 point. Python loops run per transfer, not per point. Block sizes adapt: they double while
 nothing transfers, and where transfers come every point or two the points are evaluated
-one by one (exactly, see below).
+one by one (exactly, see below). A block is always a contiguous run of rows (a QTRAN
+block ends where the cycle wraps around), so its product reads a slice of the data, not a
+gathered copy; with ``k == 3`` OPTRA's candidate search is the comparison of ``IC2`` with
+the third cluster.
 
 Floating point: the matrix-product distances differ from a direct sum of squared
 differences by rounding. Each point's product distances carry a rigorous error bound
@@ -52,10 +55,15 @@ differences by rounding. Each point's product distances carry a rigorous error b
 roundings of the comparisons' own arithmetic; the data are shifted towards the origin
 first when that shrinks the norms); whenever a comparison of the stage (nearest centre,
 best ``R2`` candidate, transfer test) is closer than the combined bounds, that point is
-re-evaluated exactly: its distances are summed sequentially over the features, in double precision,
-as AS 136's Fortran loops do, and the stage's comparisons are made in the same order
-(``DC >= R2/AN2(L)``, ``R2 < D(I)``, ``DD >= D(I)/AN2(L2)``). The centres are kept bit for
-bit as the Fortran keeps them (sequential sums in data order for the initial means, then
+re-evaluated exactly: its distances are summed sequentially over the features, in double
+precision, as AS 136's Fortran loops do, and the stage's comparisons are made in the same
+order (``DC >= R2/AN2(L)``, ``R2 < D(I)``, ``DD >= D(I)/AN2(L2)``). With at least
+``_COARSE_MIN_P`` columns the blocks (and the initial assignment) are screened first by a
+single-precision product, which moves half the bytes, under its own rigorous bound (the
+float32 roundings add ``3 (p + 10) u32 (|x|^2 + max |c|^2)``, ``u32 = 2^-24``, see
+``_Screen.screen``); a point too close to call there is re-screened with double-precision
+products, and re-evaluated exactly if still too close. The centres are kept bit for bit
+as the Fortran keeps them (sequential sums in data order for the initial means, then
 ``(c n1 - x)/(n1 - 1)`` and ``(c n2 + x)/(n2 + 1)`` at each transfer), so every decision
 equals the one a sequential double-precision run of AS 136 makes on the same input
 (assuming, as R's usual x86-64 builds do, that the compiler fuses no multiply-add). The
@@ -71,6 +79,7 @@ clustering algorithm. *Applied Statistics* 28, 100-108. R's ``?kmeans``.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -86,6 +95,11 @@ _TOL_SCALE = 8.0  # error bound of a product distance: _TOL_SCALE (p + 10) u (|x
 _TOL_EXTRA = 1024.0  # + this many u (|x|^2 + |c|^2): the roundings of the comparisons' own
 # arithmetic (products and quotients by n/(n +- 1), of values below 4 (|x|^2 + |c|^2))
 _BLOCK0 = 128  # first block size of a stage (doubles while nothing transfers)
+_U32 = 2.0**-24  # unit roundoff of float32
+_TOL_SCALE32 = 3.0  # + _TOL_SCALE32 (p + 10) u32 (|x|^2 + |c|^2) for single-precision products
+_COARSE_MIN_P = 64  # single-precision screening of the blocks from this many columns
+_COARSE_MAX_P = 2**17  # ... up to this many (keeps p u32 <= 1/100)
+_COARSE_MAX_SQ = 2.0**100  # ... while squared norms stay below this (no float32 overflow)
 _SCALAR = 4  # below this block size, points are evaluated one by one
 _LLOYD_PRE_MAX_ITER = 30  # Lloyd phase of the multi-start before Hartigan-Wong refines
 _N_REFINE = 3  # distinct best Lloyd solutions that Hartigan-Wong refines
@@ -185,10 +199,22 @@ def _seq_sqdist(xrow: np.ndarray, c: np.ndarray) -> np.ndarray:
 
 
 def _seq_cluster_sums(x: np.ndarray, labels: np.ndarray, k: int) -> np.ndarray:
-    """Per-cluster column sums accumulated in data order (bitwise as the Fortran)."""
-    sums = np.zeros((k, x.shape[1]))
-    for i, lab in enumerate(labels.tolist()):
-        sums[lab] += x[i]
+    """Per-cluster column sums accumulated in data order (bitwise as the Fortran).
+
+    A reduction over the rows of a C-contiguous array adds them one after the other
+    (numpy sums pairwise only along the fast axis in memory); ``+ 0.0`` turns the -0.0
+    of a column of -0.0s into the 0.0 that a sum started from 0.0 gives. One column:
+    a plain loop (the reduction would be along the fast axis)."""
+    p = x.shape[1]
+    sums = np.zeros((k, p))
+    if p == 1 or not x.flags.c_contiguous:
+        for i, lab in enumerate(labels.tolist()):
+            sums[lab] += x[i]
+        return sums
+    for j in range(k):
+        rows = x[labels == j]
+        if rows.shape[0]:
+            np.add(np.add.reduce(rows, axis=0), 0.0, out=sums[j])
     return sums
 
 
@@ -259,10 +285,13 @@ class _Screen:
     roundings too, see ``_TOL_EXTRA``).
     The data are shifted by the mean of a sample of rows when that shrinks their squared
     norms substantially (the bound scales with them).
+
+    ``screen(rows)`` is ``dist`` for the stages' blocks: from single-precision products
+    when ``coarse`` (see there), with its own, wider, rigorous ``tol``.
     """
 
-    def __init__(self, x: np.ndarray) -> None:
-        p = x.shape[1]
+    def __init__(self, x: np.ndarray, coarse: bool = False) -> None:
+        n, p = x.shape
         xsq = _row_sq(x)
         mu = x[:: max(1, x.shape[0] // 64)].mean(axis=0)  # the mean of <= 128 rows
         musq = float(mu @ mu)
@@ -275,21 +304,64 @@ class _Screen:
             self.mu = None
             self.xs = x
             self.xq = xsq
+        self.p = p
         self.tolf = (_TOL_SCALE * (p + 10) + _TOL_EXTRA) * _U
         self.tola = _TOL_SCALE * (p + 10) * 2.0**-1074  # underflow of tiny squares
+        self.txq = self.tolf * self.xq  # tol = txq + tolc, tolc from the centres
         self.cs = np.empty((0, p))
         self.cq = np.empty(0)
+        self.xqmax = float(self.xq.max())
+        self.coarse = coarse and _COARSE_MIN_P <= p <= _COARSE_MAX_P
+        self.coarse = self.coarse and self.xqmax < _COARSE_MAX_SQ
+        self.use32 = False
+        if self.coarse:  # rows [-2 x, |x|^2, 1] in single precision
+            xa = np.empty((n, p + 2), dtype=np.float32)
+            np.multiply(self.xs, -2.0, out=xa[:, :p], casting="same_kind")
+            xa[:, p] = self.xq
+            xa[:, p + 1] = 1.0
+            self.xa = xa
+            self.tolf32 = self.tolf + _TOL_SCALE32 * (p + 10) * _U32
+            self.txq32 = self.tolf32 * self.xq
+            self.tola32 = (p + 10) * 2.0**-124  # times 1 + max |x| + max |c|: underflow
 
-    def set_centers(self, c: np.ndarray) -> None:
-        self.cs = c - self.mu if self.shift else c.copy()
+    def _centre_tol(self) -> None:
+        cqmax = max(self.cq.tolist())
+        self.cqmax = cqmax
+        self.tolc = self.tolf * cqmax + self.tola
+        if self.coarse:
+            self.use32 = cqmax < _COARSE_MAX_SQ
+            under = self.tola32 * (1.0 + math.sqrt(self.xqmax) + math.sqrt(cqmax))
+            self.tolc32 = self.tolf32 * cqmax + self.tola + under
+
+    def set_centers(self, c: np.ndarray, alias: bool = False) -> None:
+        """Centres ``c``; with ``alias``, ``c`` is updated in place and ``update_rows``
+        announces each change."""
+        self.cs = c - self.mu if self.shift else c if alias else c.copy()
         self.cq = np.einsum("ij,ij->i", self.cs, self.cs)
-        self.cqmax = float(self.cq.max())
+        if self.coarse:  # rows [c, 1, |c|^2] in single precision
+            k, p = self.cs.shape
+            ca = np.empty((k, p + 2), dtype=np.float32)
+            ca[:, :p] = self.cs
+            ca[:, p] = 1.0
+            ca[:, p + 1] = self.cq
+            self.ca = ca
+        self._centre_tol()
 
-    def update_rows(self, c: np.ndarray, rows: tuple[int, ...]) -> None:
-        for r in rows:
-            self.cs[r] = c[r] - self.mu if self.shift else c[r]
-            self.cq[r] = float(self.cs[r] @ self.cs[r])
-        self.cqmax = float(self.cq.max())
+    def update_rows(self, c: np.ndarray, r1: int, r2: int) -> None:
+        """Refresh centre rows ``r1`` and ``r2`` (after a transfer between them)."""
+        cs, cq, p = self.cs, self.cq, self.p
+        for r in (r1, r2):
+            row = cs[r]
+            if self.shift:
+                np.subtract(c[r], self.mu, out=row)
+            elif cs is not c:
+                row[:] = c[r]
+            cq[r] = q = row @ row
+            if self.coarse:
+                ca = self.ca[r]
+                ca[:p] = row
+                ca[p + 1] = q
+        self._centre_tol()
 
     def dist_one(self, i: int) -> tuple[list[float], float]:
         """``dist`` for a single point, as Python floats."""
@@ -298,12 +370,51 @@ class _Screen:
         return d.tolist(), self.tolf * (xq + self.cqmax) + self.tola
 
     def dist(self, rows: Any) -> tuple[np.ndarray, np.ndarray]:
-        xq = self.xq[rows]
-        d = (xq[:, None] + self.cq) - 2.0 * (self.xs[rows] @ self.cs.T)
-        return d, self.tolf * (xq + self.cqmax) + self.tola
+        g = self.xs[rows] @ self.cs.T
+        g *= -2.0
+        g += self.xq[rows][:, None] + self.cq  # (|x|^2 + |c|^2) - 2 x.c
+        return g, self.txq[rows] + self.tolc
+
+    def screen(self, rows: Any) -> tuple[np.ndarray, np.ndarray]:
+        """``dist`` from one single-precision product when ``coarse``.
+
+        ``d = [-2 x, |x|^2, 1] . [c, 1, |c|^2]``: the ``p + 2`` terms are rounded to float32
+        (the norms are double-precision values) and accumulated in float32, in any order,
+        fused or not. So with ``u32 = 2^-24`` and ``p u32 <= 1/100``, ``d`` is within
+        ``1.01 (p + 2) u32`` times the sum of the terms' magnitudes (at most
+        ``2 (|x|^2 + |c|^2)``) plus ``3 u32 (|x|^2 + |c|^2)`` (their rounding) of the value
+        the double-precision norms give in exact arithmetic, and within
+        ``(p + 10) 2^-124 (1 + max |x| + max |c|)`` more where float32 underflows or
+        flushes to zero. ``tol`` is ``dist``'s (which covers the norms, the shift and
+        the comparisons) plus ``_TOL_SCALE32 (p + 10) u32 (|x|^2 + max |c|^2)`` (at least
+        ``(2.03 p + 7.1) u32 (...)``) and that underflow term. Overflow is excluded by the
+        limit on the squared norms (``_COARSE_MAX_SQ``). Otherwise this is ``dist``."""
+        if self.use32:
+            d = (self.xa[rows] @ self.ca.T).astype(np.float64)
+            return d, self.txq32[rows] + self.tolc32
+        return self.dist(rows)
 
 
 # -------------------------------------------------------------------- Hartigan-Wong core
+def _two_nearest(d: np.ndarray, tol: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Nearest and second nearest column of each row of ``d`` (first index on ties, as
+    a stable sort orders them) and whether either choice is too close to call."""
+    m, k = d.shape
+    flat = np.arange(m) * k
+    df = d.ravel()  # d is a fresh C-contiguous array: overwritten below
+    tol2 = tol + tol
+    ic1 = d.argmin(axis=1).astype(np.int64)
+    d1 = df[flat + ic1]
+    df[flat + ic1] = np.inf
+    ic2 = d.argmin(axis=1).astype(np.int64)
+    d2 = df[flat + ic2]
+    unc = d2 - d1 <= tol2
+    if k > 2:
+        df[flat + ic2] = np.inf
+        unc |= d.min(axis=1) - d2 <= tol2
+    return ic1, ic2, unc
+
+
 class _HW:
     """State of one AS 136 run; integer bookkeeping as in the Fortran (1-based steps)."""
 
@@ -312,33 +423,36 @@ class _HW:
         self.n, self.p = x.shape
         self.k = c.shape[0]
         self.max_iter = max_iter
-        self.scr = _Screen(x)
+        self.scr = _Screen(x, coarse=True)
         self.c = c
         self.imaxqtr = _QTRAN_STEPS * self.n  # R: isteps.Qtran = 50 * m
+        self._ar = np.arange(self.n + 1)
+        self._ark = self._ar * self.k  # flat offsets of the rows of an (m, k) array
 
     # ------------------------------------------------------------------ set-up
     def initial_assignment(self) -> None:
         """IC1/IC2 = nearest and second nearest centre (ties to the lower index)."""
-        n, k = self.n, self.k
+        k = self.k
         scr = self.scr
         scr.set_centers(self.c)
-        d, tol = scr.dist(slice(None))
-        order = np.argsort(d, axis=1, kind="stable")
-        r = np.arange(n)
-        o0, o1 = order[:, 0], order[:, 1]
-        unc = d[r, o1] - d[r, o0] <= 2.0 * tol
-        if k > 2:
-            unc |= d[r, order[:, 2]] - d[r, o1] <= 2.0 * tol
-        ic1, ic2 = o0.astype(np.int64), o1.astype(np.int64)
-        for i in np.flatnonzero(unc).tolist():
+        ic1, ic2, unc = _two_nearest(*scr.screen(slice(None)))
+        rows = np.flatnonzero(unc)
+        if rows.size and scr.coarse:  # too close in single precision: in double
+            j1, j2, unc = _two_nearest(*scr.dist(rows))
+            ic1[rows] = j1
+            ic2[rows] = j2
+            rows = rows[unc]
+        for i in rows.tolist():  # still too close: exactly
             ic1[i], ic2[i] = self._exact_two_nearest(i)
         self.ic1, self.ic2 = ic1, ic2
         nc = np.bincount(ic1, minlength=k)
         if (nc == 0).any():
             raise _empty_cluster_error(nc)
         self.nc = nc.astype(np.int64)
+        self.ncl = self.nc.tolist()  # the counts as Python ints
+        self.single = 1 in self.ncl  # some cluster has one member
         self.c = _seq_cluster_sums(self.x, ic1, k) / nc[:, None].astype(np.float64)
-        scr.set_centers(self.c)
+        scr.set_centers(self.c, alias=True)  # _transfer updates self.c in place
         ncf = self.nc.astype(np.float64)
         self.an2 = ncf / (ncf + 1.0)
         self.an1 = np.where(self.nc > 1, ncf / np.maximum(ncf - 1.0, 1.0), np.inf)
@@ -366,24 +480,34 @@ class _HW:
     # ---------------------------------------------------------------- transfer
     def _transfer(self, i: int, l1: int, l2: int) -> None:
         """Move point ``i`` from ``l1`` to ``l2``: incremental centre update as AS 136."""
-        nc = self.nc
-        al1 = float(nc[l1])
-        alw = al1 - 1.0
-        al2 = float(nc[l2])
-        alt = al2 + 1.0
+        ncl = self.ncl
+        n1, n2 = ncl[l1] - 1, ncl[l2] + 1
+        al1 = float(n1 + 1)
+        alw = float(n1)
+        al2 = float(n2 - 1)
+        alt = float(n2)
         xi = self.x[i]
-        c = self.c
-        c[l1] = (c[l1] * al1 - xi) / alw
-        c[l2] = (c[l2] * al2 + xi) / alt
-        nc[l1] -= 1
-        nc[l2] += 1
-        self.an2[l1] = alw / al1
-        self.an1[l1] = alw / (alw - 1.0) if alw > 1.0 else np.inf
-        self.an1[l2] = alt / al2
-        self.an2[l2] = alt / (alt + 1.0)
+        c1 = self.c[l1]  # in place, the same operations as (c1 al1 - xi) / alw
+        c1 *= al1
+        c1 -= xi
+        c1 /= alw
+        c2 = self.c[l2]  # (c2 al2 + xi) / alt
+        c2 *= al2
+        c2 += xi
+        c2 /= alt
+        ncl[l1] = n1
+        ncl[l2] = n2
+        self.nc[l1] = n1
+        self.nc[l2] = n2
+        self.single = 1 in ncl
+        an1, an2 = self.an1, self.an2
+        an2[l1] = alw / al1
+        an1[l1] = alw / (alw - 1.0) if alw > 1.0 else np.inf
+        an1[l2] = alt / al2
+        an2[l2] = alt / (alt + 1.0)
         self.ic1[i] = l2
         self.ic2[i] = l1
-        self.scr.update_rows(c, (l1, l2))
+        self.scr.update_rows(self.c, l1, l2)
 
     # ------------------------------------------------------------------- OPTRA
     def _optra_exact(self, i: int) -> tuple[bool, int]:
@@ -431,33 +555,60 @@ class _HW:
     def _optra_block(self, a: int, b: int) -> tuple[np.ndarray, ...]:
         """Vectorised OPTRA tests for points a..b-1 against the current state.
 
-        Returns ``skip`` (single-member cluster), ``chosen`` (the ``L2`` of each test),
-        ``trans`` (the test says transfer) and ``unc`` (too close to call: evaluate
-        exactly)."""
+        Returns ``chosen`` (the new ``IC2`` of each point without a transfer: the ``L2``
+        of its test, or its current ``IC2`` when its cluster is a singleton), ``trans``
+        (the test says transfer) and ``unc`` (too close to call: evaluate exactly)."""
         m = b - a
-        r = np.arange(m)
+        rk = self._ark[:m]
         l1 = self.ic1[a:b]
         ll = self.ic2[a:b]
-        skip = self.nc[l1] == 1
-        d, tol = self.scr.dist(slice(a, b))
-        crit = d * self.an2  # R2 of every cluster
-        live = np.arange(a + 1, b + 1)[:, None] < self.live
-        cand = live | live[r, l1][:, None]  # searched: all when L1 is live, else the live
-        cand[r, l1] = False
-        cand[r, ll] = True  # IC2 is always the first candidate, and wins ties
-        cm = np.where(cand, crit, np.inf)
-        m1 = cm.min(axis=1)
-        chosen = np.where(cm[r, ll] == m1, ll, cm.argmin(axis=1))
-        cm[r, chosen] = np.inf
-        dv = d[r, l1] * np.where(skip, 0.0, self.an1[l1])  # D(I); an1 <= 2 here
-        trans = ~skip & (m1 < dv)
-        unc = ~skip & ((cm.min(axis=1) - m1 <= 2.0 * tol) | (np.abs(m1 - dv) <= 3.0 * tol))
-        return skip, chosen, trans, unc
-
-    def _set_ic2(self, a: int, lo: int, hi: int, skip: np.ndarray, chosen: np.ndarray) -> None:
-        if hi > lo:
-            sl = slice(a + lo, a + hi)
-            self.ic2[sl] = np.where(skip[lo:hi], self.ic2[sl], chosen[lo:hi])
+        d, tol = self.scr.screen(slice(a, b))
+        df = d.ravel()
+        d1 = df[rk + l1]
+        an2 = self.an2
+        # point a+j (step a+1+j) may move to L when L or its own cluster is live there
+        all_live = a + m < min(self.live.tolist())
+        if not all_live:
+            lim = self.live - (a + 1)
+        if self.k == 3:
+            # the candidates are IC2 and the third cluster: the smaller R2 is L2 (IC2 on
+            # ties), the other one the runner-up
+            lo = 3 - l1 - ll
+            r2 = df[rk + ll] * an2[ll]
+            r2o = df[rk + lo] * an2[lo]
+            if not all_live:
+                r = self._ar[:m]
+                r2o = np.where((r < lim[l1]) | (r < lim[lo]), r2o, np.inf)
+            keep = r2 <= r2o
+            chosen = np.where(keep, ll, lo)
+            m1 = np.where(keep, r2, r2o)
+            gap = np.abs(r2o - r2)  # runner-up minus best
+        else:
+            i2 = rk + ll
+            cm = d * an2  # R2 of every cluster
+            if not all_live:
+                alive = self._ar[:m, None] < lim
+                cand = alive | alive.ravel()[rk + l1][:, None]  # all when L1 is live
+                cand.ravel()[i2] = True  # IC2 is always the first candidate, wins ties
+                cm = np.where(cand, cm, np.inf)
+            cf = cm.ravel()
+            cf[rk + l1] = np.inf
+            m1 = cm.min(axis=1)
+            chosen = np.where(cf[i2] == m1, ll, cm.argmin(axis=1))
+            cf[rk + chosen] = np.inf
+            gap = cm.min(axis=1) - m1
+        tol2 = tol + tol
+        if not self.single:
+            dv = d1 * self.an1[l1]  # D(I); an1 <= 2 here
+            trans = m1 < dv
+            unc = (gap <= tol2) | (np.abs(m1 - dv) <= tol2 + tol)
+        else:
+            skip = self.nc[l1] == 1
+            dv = d1 * np.where(skip, 0.0, self.an1[l1])
+            trans = ~skip & (m1 < dv)
+            unc = ~skip & ((gap <= tol2) | (np.abs(m1 - dv) <= tol2 + tol))
+            chosen = np.where(skip, ll, chosen)
+        return chosen, trans, unc
 
     def _optra_move(self, row: int, l2: int) -> None:
         l1 = int(self.ic1[row])
@@ -468,6 +619,8 @@ class _HW:
 
     def optra(self) -> None:
         n = self.n
+        ic2 = self.ic2
+        coarse = self.scr.coarse
         self.live[self.itran] = n + 1
         i = 0
         block = _BLOCK0
@@ -476,32 +629,32 @@ class _HW:
                 # Transfers are dense here: one point at a time, evaluated exactly.
                 self.indx += 1
                 block *= 2
-                if self.nc[self.ic1[i]] > 1:
+                if self.ncl[self.ic1[i]] > 1:
                     t, l2 = self._optra_one(i)
                     if t:
                         self._optra_move(i, l2)
                         block = 2
                     else:
-                        self.ic2[i] = l2
+                        ic2[i] = l2
                 if self.indx == n:
                     return
                 i += 1
                 continue
             b = min(n, i + block)
-            skip, chosen, trans, unc = self._optra_block(i, b)
+            chosen, trans, unc = self._optra_block(i, b)
             m = b - i
             # INDX counts steps since the last transfer; the stage returns once it hits n.
             stop_at = n - self.indx - 1  # block offset where INDX reaches n
+            flags = trans | unc
             pos = 0
             moved = False
-            for e in np.flatnonzero(trans | unc).tolist():
-                if stop_at < e:
-                    break
-                self._set_ic2(i, pos, e, skip, chosen)
+            e = int(flags.argmax())
+            while flags[e] and e <= stop_at:
+                ic2[i + pos : i + e] = chosen[pos:e]
                 self.indx += e - pos + 1
                 row = i + e
-                if unc[e]:
-                    t, l2 = self._optra_exact(row)
+                if unc[e]:  # too close: in double precision, else exactly
+                    t, l2 = self._optra_one(row) if coarse else self._optra_exact(row)
                 else:
                     t, l2 = True, int(chosen[e])
                 if t:
@@ -510,17 +663,20 @@ class _HW:
                     block = 2 * (e + 1)
                     moved = True
                     break
-                self.ic2[row] = l2
+                ic2[row] = l2
                 if self.indx == n:
                     return
                 pos = e + 1
+                if pos == m:
+                    break
+                e = pos + int(flags[pos:].argmax())
             if moved:
                 continue
             if stop_at < m:
-                self._set_ic2(i, pos, stop_at + 1, skip, chosen)
+                ic2[i + pos : i + stop_at + 1] = chosen[pos : stop_at + 1]
                 self.indx = n
                 return
-            self._set_ic2(i, pos, m, skip, chosen)
+            ic2[i + pos : b] = chosen[pos:]
             self.indx += m - pos
             i = b
             block = min(2 * block, n)
@@ -542,54 +698,86 @@ class _HW:
             return self._qtran_exact(i)
         return d[l2] < r2
 
+    def _qtran_find(self, a: int, m: int, istep: int) -> int:
+        """Offset in ``0..m-1`` of the first of the points ``a..a+m-1`` (steps
+        ``istep+1..istep+m``) whose quick-transfer test says transfer, else -1."""
+        b = a + m
+        l1 = self.ic1[a:b]
+        l2 = self.ic2[a:b]
+        ncp, nc = self.ncp, self.nc
+        # a point is tested while one of its two clusters changed within the last n steps
+        # (step < NCP) and its own cluster is no singleton; the larger NCP of two distinct
+        # clusters is at least the second largest of all
+        singles = self.single
+        if not singles and istep + m < sorted(ncp.tolist())[-2]:
+            act = None
+            if m <= _SCALAR:
+                for j in range(m):
+                    if self._qtran_one(a + j):
+                        return j
+                return -1
+        else:
+            lim = ncp - (istep + 1)
+            actm = (self._ar[:m] < np.maximum(lim[l1], lim[l2])) & (nc[l1] != 1)
+            act = np.flatnonzero(actm)
+            if act.size <= _SCALAR:
+                for j in act.tolist():
+                    if self._qtran_one(a + j):
+                        return j
+                return -1
+        # the whole run of rows (a slice, no gather) unless few of them are tested or a
+        # singleton's an1 = inf would enter the arithmetic
+        whole = act is None or (2 * act.size >= m and not singles)
+        if whole:
+            d, tol = self.scr.screen(slice(a, b))
+        else:
+            d, tol = self.scr.screen(act + a)
+            l1 = l1[act]
+            l2 = l2[act]
+        rk = self._ark[: d.shape[0]]
+        df = d.ravel()
+        r2 = df[rk + l1] * (self.an1[l1] / self.an2[l2])  # an1 / an2 <= 2 / (1/2) here
+        diff = df[rk + l2] - r2  # transfer when < 0
+        tol *= 5.0
+        test = diff <= tol  # transfer, or too close to call
+        if whole and act is not None:
+            test &= actm
+        e = int(test.argmax())
+        while test[e]:
+            j = e if whole else int(act[e])
+            if diff[e] < -tol[e]:
+                return j
+            if self._qtran_one(a + j) if self.scr.coarse else self._qtran_exact(a + j):
+                return j  # too close: decided in double precision, else exactly
+            e += 1
+            if e == test.size:
+                break
+            e += int(test[e:].argmax())
+        return -1
+
     def qtran(self) -> bool:
         """Quick-transfer stage; False when R's 50 n step cap was hit (ifault 4)."""
         n = self.n
+        ncp = self.ncp
         istep = 0  # steps done in this stage (R's ISTEP)
         quiet = 0  # steps since the last transfer (R's ICOUN); the stage ends at n
         pos = 0  # point of the next step
         block = _BLOCK0
         while True:
-            m = min(block, n - quiet)
-            jcap = self.imaxqtr - istep - 1  # chunk offset of the step R refuses
+            m = min(block, n - quiet, n - pos)  # contiguous points, in cyclic order
+            jcap = self.imaxqtr - istep - 1  # offset of the step R refuses
             capped = jcap < m
             if capped:
                 m = jcap
-            off = np.arange(m)
-            idx = pos + off
-            idx[idx >= n] -= n
-            steps = istep + 1 + off
-            l1 = self.ic1[idx]
-            l2 = self.ic2[idx]
-            ncp = self.ncp
-            act = np.flatnonzero((self.nc[l1] != 1) & ((steps < ncp[l1]) | (steps < ncp[l2])))
-            found = -1
-            if act.size <= _SCALAR:
-                for j in act.tolist():
-                    if self._qtran_one(int(idx[j])):
-                        found = j
-                        break
-            else:
-                rows = idx[act]
-                d, tol = self.scr.dist(rows)
-                r = np.arange(act.size)
-                a1, a2 = l1[act], l2[act]
-                fac = self.an1[a1] / self.an2[a2]  # <= 2 / (1/2) here
-                r2 = d[r, a1] * fac
-                d2 = d[r, a2]
-                unc = np.abs(d2 - r2) <= 5.0 * tol
-                for e in np.flatnonzero((d2 < r2) | unc).tolist():
-                    if not unc[e] or self._qtran_exact(int(rows[e])):
-                        found = int(act[e])
-                        break
+            found = self._qtran_find(pos, m, istep) if m > 0 else -1
             if found >= 0:
-                row = int(idx[found])
-                a1_, a2_ = int(l1[found]), int(l2[found])
+                row = pos + found
+                l1, l2 = int(self.ic1[row]), int(self.ic2[row])
                 istep += found + 1
                 self.indx = 0
-                self.itran[a1_] = self.itran[a2_] = True
-                self.ncp[a1_] = self.ncp[a2_] = istep + n
-                self._transfer(row, a1_, a2_)
+                self.itran[l1] = self.itran[l2] = True
+                ncp[l1] = ncp[l2] = istep + n
+                self._transfer(row, l1, l2)
                 pos = row + 1 if row + 1 < n else 0
                 quiet = 0
                 block = 2 * (found + 1)
@@ -600,7 +788,7 @@ class _HW:
             quiet += m
             if quiet == n:
                 return True
-            pos = int(idx[-1]) + 1 if m else pos
+            pos += m
             if pos == n:
                 pos = 0
             block *= 2

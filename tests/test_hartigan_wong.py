@@ -222,13 +222,19 @@ def random_case(rng, i):
 
 # Code paths of the vectorised core: adaptive (default), blocks only, one point at a
 # time only, and each of these two with every comparison treated as too close to call
-# on the product distances (so each point is re-evaluated exactly).
+# on the product distances (so each point is re-evaluated exactly); then the blocks
+# screened in single precision (normally only from _COARSE_MIN_P columns), alone, with
+# every single-precision comparison too close to call (so each point is re-screened in
+# double precision), and with every comparison too close (re-screened, then exact).
 PATHS = {
     "default": {},
     "blocks": {"_SCALAR": 0},
     "blocks-all-exact": {"_SCALAR": 0, "_TOL_SCALE": 1e15},
     "one-by-one": {"_SCALAR": 10**9},
     "one-by-one-all-exact": {"_SCALAR": 10**9, "_TOL_SCALE": 1e15},
+    "single": {"_COARSE_MIN_P": 1, "_SCALAR": 0},
+    "single-all-double": {"_COARSE_MIN_P": 1, "_SCALAR": 0, "_TOL_SCALE32": 1e15},
+    "single-all-exact": {"_COARSE_MIN_P": 1, "_SCALAR": 0, "_TOL_SCALE": 1e15},
 }
 
 
@@ -423,6 +429,103 @@ def test_high_dimensional_run_matches_plain_as136():
     res = hartigan_wong(x, c)
     np.testing.assert_array_equal(res.labels, labels)
     assert (res.n_iter, res.ifault) == (n_iter, ifault)
+
+
+@pytest.mark.parametrize("k", [2, 3, 4])
+def test_structureless_wide_data_with_many_transfers_match_plain_as136(k):
+    # no clusters, many columns (single-precision screen), k == 3 (its own OPTRA path),
+    # and hundreds of transfers, most of them in the quick-transfer stage
+    rng = np.random.default_rng(10 + k)
+    x = rng.standard_normal((150, 70))
+    c = x[rng.choice(150, size=k, replace=False)]
+    labels, n_iter, ifault = plain_as136(x, c)
+    res = hartigan_wong(x, c)
+    np.testing.assert_array_equal(res.labels, labels)
+    assert (res.n_iter, res.ifault) == (n_iter, ifault)
+
+
+@pytest.mark.parametrize("scale", [1e-30, 1e-3, 1e20])
+@pytest.mark.parametrize("offset", [0.0, 1000.0])
+def test_wide_data_of_extreme_magnitude_match_plain_as136(scale, offset):
+    # 1e-30: the single-precision products underflow (their bound says "too close" and
+    # double precision decides); 1e20: squared norms beyond float32's range (no
+    # single-precision screen); an offset: the shifted screen
+    rng = np.random.default_rng(21)
+    x = (mixture(rng, 60, 70, 3, 0.3) + offset) * scale
+    c = x[[0, 1, 2]]
+    labels, n_iter, ifault = plain_as136(x, c)
+    res = hartigan_wong(x, c)
+    np.testing.assert_array_equal(res.labels, labels)
+    assert (res.n_iter, res.ifault) == (n_iter, ifault)
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e-3, 1e-21, 1e-30, 1e12, 1e20])
+@pytest.mark.parametrize("offset", [0.0, 50.0])
+def test_product_distances_are_within_their_error_bounds(scale, offset):
+    # every screen's distances against the exact squared distances (rational
+    # arithmetic), in double and in single precision, down to float32's underflow
+    from fractions import Fraction
+
+    from sparseclust._hartigan_wong import _Screen
+
+    rng = np.random.default_rng(8)
+    x = (rng.standard_normal((40, 80)) + offset) * scale
+    c = np.stack([x[:10].mean(axis=0), x[10:25].mean(axis=0), 0.5 * x[25:].mean(axis=0)])
+    rows = np.arange(0, 40, 3)
+
+    def exact(c):
+        return np.array(
+            [
+                [
+                    float(
+                        sum((Fraction(a) - Fraction(b)) ** 2 for a, b in zip(x[i], cj, strict=True))
+                    )
+                    for cj in c
+                ]
+                for i in rows
+            ]
+        )
+
+    def check(scr, ex):
+        for d, tol in (scr.dist(rows), scr.screen(rows), scr.screen(slice(0, 40, 3))):
+            assert (np.abs(d - ex) <= tol[:, None]).all()
+        for r, i in enumerate(rows.tolist()):
+            d1, tol1 = scr.dist_one(i)
+            assert (np.abs(np.array(d1) - ex[r]) <= tol1).all()
+
+    moved = c.copy()
+    moved[1] = x[7]
+    moved[2] *= 1.5
+    ex, ex_moved = exact(c), exact(moved)
+    for coarse in (False, True):
+        scr = _Screen(x, coarse=coarse)
+        assert scr.coarse == (coarse and scale < 1e15)  # float32 range: squares < 2^100
+        cur = c.copy()
+        scr.set_centers(cur, alias=True)
+        check(scr, ex)
+        cur[:] = moved  # as a transfer does, in place, then announced
+        scr.update_rows(cur, 1, 2)
+        check(scr, ex_moved)
+
+
+def test_cluster_sums_are_sequential_in_data_order():
+    from sparseclust._hartigan_wong import _seq_cluster_sums
+
+    rng = np.random.default_rng(5)
+    for p in (1, 2, 3, 17):
+        n = 3000
+        # magnitudes over 20 decades: the order of the additions shows in the bits
+        x = rng.standard_normal((n, p)) * 10.0 ** rng.integers(-10, 10, size=(n, 1))
+        x[rng.random((n, p)) < 0.2] = -0.0
+        x[:, 0] = -0.0  # sums of -0.0s: 0.0, as from a sum started at 0.0
+        labels = rng.integers(0, 4, n)
+        labels[labels == 3] = 2  # cluster 3 stays empty
+        expected = np.zeros((4, p))
+        for i in range(n):
+            expected[labels[i]] += x[i]
+        got = _seq_cluster_sums(x, labels, 4)
+        np.testing.assert_array_equal(got, expected)
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(expected))
 
 
 # -------------------------------------------------------------------------- multi-start
