@@ -389,7 +389,7 @@ def covariate_clustering(
     --------
     >>> from sparseclust.simulate import covariate_sim
     >>> sim = covariate_sim(40, m=4, rng=0)
-    >>> fit = covariate_clustering(sim.data, y=sim.labels, similarity=sim.sigma, rng=0)
+    >>> fit = covariate_clustering(sim.data, y=sim.labels, similarity=sim.sigma, sigma=0.1)
     >>> fit.n_clusters >= 1, len(fit.clusters)
     (True, 40)
     """
@@ -468,7 +468,6 @@ def covariate_clustering(
         sigma_used = check_number("sigma", sigma, min=0, min_inclusive=False)
         sigma_values = {"given": sigma_used}
         source = "given"
-
 
     # the path of clusterings
     if method == "convex_fusion":
