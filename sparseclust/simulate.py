@@ -1,9 +1,13 @@
-"""Synthetic designs of the CRAFT paper (Garg, Rudin & Jaakkola, AISTATS 2016, section 4)
-and of the sparse k-means simulation (Witten & Tibshirani 2010, as in the slides).
+"""Synthetic designs of the CRAFT paper (Garg, Rudin & Jaakkola, AISTATS 2016, section 4),
+of the sparse k-means simulation (Witten & Tibshirani 2010, as in the slides) and of
+convex covariate clustering (Andrade, Fukumizu & Okajima, section 4).
 
 Each simulator returns a :class:`Simulated`: the data (columns ``"f1"`` .. ``"fD"``),
 the true 0-based labels and the true cluster subspaces as a boolean clusters x
 features DataFrame, ready for :func:`sparseclust.plotting.plot_subspaces`.
+:func:`covariate_sim` returns its subclass :class:`CovariateSimulated` (covariates
+``"x1"`` .. ``"xd"`` as in the paper, labels = classes, plus the true covariate
+clustering and covariance).
 
 Binary designs have pandas ``bool`` columns (read as categorical by the package);
 numeric designs have ``float64`` columns. Rows come grouped by cluster (cluster 0
@@ -27,6 +31,9 @@ craft_fig4a     binary  30     9 / 16 / 8                  approximate budget (e
 craft_fig4c     numeric 30     9 / 16 / 8                  approximate budget (eps_v)
 sparse_sim      numeric 100    50 / 50 / 50                sparse k-means simulation
 sparse_motiv.   numeric 2      1 / 1                       correlated 2-D motivating case
+covariate_sim   numeric 10 m   4 classes, 10 covariate     covariate clustering for
+                               clusters of m               classification (returns a
+                                                           CovariateSimulated)
 ==============  ======  =====  ==========================  ============================
 
 Examples
@@ -817,9 +824,7 @@ def covariate_sim(
     n_blocks = int(block.max()) + 1
     common = gen.standard_normal((n, n_blocks))
     values = (
-        means[labels]
-        + np.sqrt(0.9) * common[:, block]
-        + np.sqrt(0.1) * gen.standard_normal((n, d))
+        means[labels] + np.sqrt(0.9) * common[:, block] + np.sqrt(0.1) * gen.standard_normal((n, d))
     )
     classes = pd.RangeIndex(c, name="class")
     subspaces = pd.DataFrame(means != 0, index=classes, columns=cols.copy())

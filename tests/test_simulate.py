@@ -299,7 +299,11 @@ def test_validation(call, exc, match):
 
 
 def test_registry():
-    assert list_designs() == sorted(DESIGNS) == [*SHAPES, "sparse_motivating", "sparse_sim"]
+    assert (
+        list_designs()
+        == sorted(DESIGNS)
+        == ["covariate_sim", *SHAPES, "sparse_motivating", "sparse_sim"]
+    )
     assert set(simulate.__all__) >= {"DESIGNS", "Simulated", "list_designs", *DESIGNS}
     with pytest.raises(TypeError):
         DESIGNS["mine"] = craft_fig2a  # read-only
