@@ -24,6 +24,7 @@ from . import _covariate_core as core
 from . import _covariate_select as sel
 from ._format import call_string, fmt
 from ._frame import VariableSpec, build_table, transform_like
+from ._parallel import run_parallel
 from ._summary import Summary
 from ._validation import as_rng, check_choice, check_int, check_number, user_stacklevel
 from .exceptions import CalibrationWarning, ConvergenceWarning
@@ -277,20 +278,29 @@ def _similarity(similarity: Any, X: np.ndarray, y: np.ndarray, names: list[str],
     return S, source
 
 
-def _score(X, y, c, labels_list, sigma, select, n_folds, rng):
-    """Log ML, training accuracy (and CV accuracy) of every clustering."""
-    rows, assoc = [], []
-    for lab in labels_list:
-        Z = sel.summed_features(X, lab)
-        B, beta, _ = sel.fit_map(Z, y, c, sigma)
-        lml = sel.log_marginal_likelihood(Z, y, c, sigma, fit=(B, beta))
-        acc = float(np.mean((Z @ B.T + beta).argmax(axis=1) == y))
-        assoc.append(sel.associated_class(B)[0])
-        row = {"log_ml": lml, "train_accuracy": acc}
-        if select == "cv":
-            row["cv_accuracy"] = sel.cv_accuracy(X, y, lab, c, sigma, n_folds=n_folds, rng=rng)
-        rows.append(row)
-    return pd.DataFrame(rows), assoc
+def _score_one(X, y, c, lab, sigma, select, n_folds, seed):
+    Z = sel.summed_features(X, lab)
+    B, beta, _ = sel.fit_map(Z, y, c, sigma)
+    row = {
+        "log_ml": sel.log_marginal_likelihood(Z, y, c, sigma, fit=(B, beta)),
+        "train_accuracy": float(np.mean((Z @ B.T + beta).argmax(axis=1) == y)),
+    }
+    if select == "cv":
+        row["cv_accuracy"] = sel.cv_accuracy(
+            X, y, lab, c, sigma, n_folds=n_folds, rng=np.random.default_rng(seed)
+        )
+    return row, sel.associated_class(B)[0]
+
+
+def _score(X, y, c, labels_list, sigma, select, n_folds, seed, n_jobs=None):
+    """Log ML, training accuracy (and CV accuracy, same folds for every clustering) of
+    every clustering, and the associated class of each of its clusters."""
+    out = run_parallel(
+        _score_one,
+        [(X, y, c, lab, sigma, select, n_folds, seed) for lab in labels_list],
+        n_jobs=n_jobs,
+    )
+    return pd.DataFrame([r for r, _ in out]), [a for _, a in out]
 
 
 def _pick(scores: pd.DataFrame, n_clusters: np.ndarray, select: str) -> int:
@@ -325,6 +335,7 @@ def covariate_clustering(
     missing: str = "raise",
     numeric: Any = None,
     progress: bool | None = None,
+    n_jobs: int | None = None,
     rng: Any = None,
 ) -> CovariateClusteringResult:
     """Cluster the covariates of a classification problem (Andrade, Fukumizu & Okajima).
@@ -378,6 +389,8 @@ def covariate_clustering(
     missing : {"raise", "drop"}
     progress : bool, optional
         tqdm bar along the path.
+    n_jobs : int, optional
+        Score the distinct clusterings in parallel (joblib; ``-1``: all cores).
     rng : None, int or Generator
         Seeds the CV folds and k-means.
 
@@ -524,7 +537,10 @@ def covariate_clustering(
         tune = pd.DataFrame({col: values})
         converged = [True] * len(labels_list)
 
-    scores, class_path = _score(X, y_codes, c, labels_list, sigma_used, select, n_folds, generator)
+    cv_seed = int(generator.integers(2**63 - 1))
+    scores, class_path = _score(
+        X, y_codes, c, labels_list, sigma_used, select, n_folds, cv_seed, n_jobs
+    )
     n_cl = np.array([int(lab.max()) + 1 for lab in labels_list])
     best = _pick(scores, n_cl, select)
     lml = scores["log_ml"].to_numpy()
@@ -543,7 +559,9 @@ def covariate_clustering(
         if s_val == sigma_used:
             k_rule = int(n_cl[best])
         else:
-            sc, _ = _score(X, y_codes, c, labels_list, s_val, "marginal_likelihood", n_folds, None)
+            sc, _ = _score(
+                X, y_codes, c, labels_list, s_val, "marginal_likelihood", n_folds, 0, n_jobs
+            )
             k_rule = int(n_cl[_pick(sc, n_cl, "marginal_likelihood")])
         by_rule[rule] = {"sigma": s_val, "n_clusters_selected": k_rule}
 

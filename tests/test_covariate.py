@@ -156,3 +156,10 @@ def test_caller_data_untouched(sim):
     pd.testing.assert_frame_equal(df, sim.data)
     pd.testing.assert_frame_equal(S, sim.sigma)
     pd.testing.assert_series_equal(y, sim.labels)
+
+
+def test_n_jobs_gives_the_same_result(sim):
+    kw = dict(y=sim.labels, similarity=sim.sigma, sigma=0.1, select="cv", rng=3)
+    a = covariate_clustering(sim.data, **kw)
+    b = covariate_clustering(sim.data, n_jobs=2, **kw)
+    pd.testing.assert_frame_equal(a.path, b.path)
