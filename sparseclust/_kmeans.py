@@ -362,6 +362,24 @@ def _algorithm(algorithm: str) -> str:
     return _ALGO_ALIASES[a]
 
 
+def _common(weights, algorithm, nstart, max_iter, scale) -> tuple[str, int, int, bool]:
+    """Checks shared by every sparse k-means entry point."""
+    check_choice("weights", weights, list(WEIGHT_MODES))
+    return (
+        _algorithm(algorithm),
+        check_int("nstart", nstart, min=1),
+        check_int("max_iter", max_iter, min=1),
+        check_bool("scale", scale),
+    )
+
+
+def _centers_scaled(c: np.ndarray | None, sc: tuple) -> np.ndarray | None:
+    """Given starting centres on the data's scale, on the scale clustered on."""
+    if c is not None and sc[0] is not None:
+        return (c - sc[0]) / sc[1]
+    return c
+
+
 def _fit_one(X, k, wbound, init, mode, algorithm, max_iter, seed) -> dict:
     with single_blas_thread():
         return sparse_kmeans_fit(
@@ -595,19 +613,14 @@ def sparse_kmeans(
     (True, True)
     """
     call = call_string(sparse_kmeans, locals())
-    check_choice("weights", weights, list(WEIGHT_MODES))
-    algorithm = _algorithm(algorithm)
-    nstart = check_int("nstart", nstart, min=1)
-    max_iter = check_int("max_iter", max_iter, min=1)
+    algorithm, nstart, max_iter, scale = _common(weights, algorithm, nstart, max_iter, scale)
     keep_data = check_bool("keep_data", keep_data)
-    scale = check_bool("scale", scale)
     generator = as_rng(rng)
     table, X, sc = _read(x, data, numeric, categorical, missing, scale, 2)
     n, p = X.shape
     k, c = _check_k(k, n, centers, p)
     s = _check_wbound(wbound, p)
-    if c is not None and sc[0] is not None:
-        c = (c - sc[0]) / sc[1]
+    c = _centers_scaled(c, sc)
     seed_init, seed_fit = (int(v) for v in generator.integers(2**63 - 1, size=2))
     init, _ = _initial(X, k, algorithm, nstart, c, seed_init)
     out = _fit_one(X, k, s, init, weights, algorithm, max_iter, seed_fit)
@@ -689,12 +702,8 @@ def sparse_kmeans_path(
     True
     """
     call = call_string(sparse_kmeans_path, locals())
-    check_choice("weights", weights, list(WEIGHT_MODES))
-    algorithm = _algorithm(algorithm)
-    nstart = check_int("nstart", nstart, min=1)
-    max_iter = check_int("max_iter", max_iter, min=1)
+    algorithm, nstart, max_iter, scale = _common(weights, algorithm, nstart, max_iter, scale)
     warm_start = check_bool("warm_start", warm_start)
-    scale = check_bool("scale", scale)
     generator = as_rng(rng)
     table, X, sc = _read(x, data, numeric, categorical, missing, scale, 2)
     n, p = X.shape
@@ -702,8 +711,7 @@ def sparse_kmeans_path(
     if wbounds is None:
         wbounds = np.linspace(1.1, max(np.sqrt(p), 1.2), 20)
     wb = _check_wbounds(wbounds, p)
-    if c is not None and sc[0] is not None:
-        c = (c - sc[0]) / sc[1]
+    c = _centers_scaled(c, sc)
     seed_init = int(generator.integers(2**63 - 1))
     seeds = [int(v) for v in generator.integers(2**63 - 1, size=wb.size)]
     init, _ = _initial(X, k, algorithm, nstart, c, seed_init)
@@ -857,12 +865,8 @@ def kmeans_sparse_permute(
     nperms = check_int("nperms", nperms, min=2)
     nvals = check_int("nvals", nvals, min=2)
     check_choice("rule", rule, list(RULES))
-    check_choice("weights", weights, list(WEIGHT_MODES))
-    algorithm = _algorithm(algorithm)
-    nstart = check_int("nstart", nstart, min=1)
-    max_iter = check_int("max_iter", max_iter, min=1)
+    algorithm, nstart, max_iter, scale = _common(weights, algorithm, nstart, max_iter, scale)
     warm_start = check_bool("warm_start", warm_start)
-    scale = check_bool("scale", scale)
     generator = as_rng(rng)
     table, X, sc = _read(x, data, numeric, categorical, missing, scale, 2)
     n, p = X.shape
@@ -875,8 +879,7 @@ def kmeans_sparse_permute(
         wbounds = np.exp(np.linspace(np.log(1.2), np.log(0.9 * np.sqrt(p)), nvals))
     wb = _check_wbounds(wbounds, p, min_len=2)
     k, c = _check_k(k, n, centers, p)
-    if c is not None and sc[0] is not None:
-        c = (c - sc[0]) / sc[1]
+    c = _centers_scaled(c, sc)
     settings = {
         "mode": weights,
         "algorithm": algorithm,

@@ -41,6 +41,22 @@ def _axes(ax: Any, figsize: tuple[float, float] = (6.0, 4.5)) -> Any:
     return ax
 
 
+def _circle(ax: Any, x: Any, y: Any, label: str) -> None:
+    """Circle the chosen point(s) in red (gap and path plots)."""
+    ax.plot(
+        x,
+        y,
+        linestyle="none",
+        marker="o",
+        markersize=14,
+        markerfacecolor="none",
+        markeredgecolor="red",
+        markeredgewidth=2,
+        label=label,
+        zorder=3,
+    )
+
+
 def _projection(X: np.ndarray, dims: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Centre, then project on principal components ``dims`` (via SVD). Returns
     (scores, axes (2 x p), explained-variance ratios)."""
@@ -410,18 +426,7 @@ def plot_k_selection(table: Any, *, ax: Any = None, **kwargs: Any) -> Any:
         chosen = tab["chosen"].eq(True).fillna(False).to_numpy(dtype=bool)
         if chosen.any():
             shown = ", ".join(f"{v:g}" for v in k[chosen])
-            ax.plot(
-                k[chosen],
-                gap[chosen],
-                linestyle="none",
-                marker="o",
-                markersize=14,
-                markerfacecolor="none",
-                markeredgecolor="red",
-                markeredgewidth=2,
-                label=f"chosen K = {shown}",
-                zorder=3,
-            )
+            _circle(ax, k[chosen], gap[chosen], f"chosen K = {shown}")
             ax.legend(fontsize=8)
     from matplotlib.ticker import MaxNLocator
 
@@ -572,18 +577,7 @@ def plot_gap(result: Any, ax: Any = None, **kwargs: Any) -> Any:
     if best is not None:
         wb = table["wbound"].iloc[best] if "wbound" in table.columns else None
         lab = f"chosen wbound = {wb:.3g}" if wb is not None else "chosen"
-        ax.plot(
-            x[best],
-            g[best],
-            linestyle="none",
-            marker="o",
-            markersize=14,
-            markerfacecolor="none",
-            markeredgecolor="red",
-            markeredgewidth=2,
-            label=lab,
-            zorder=3,
-        )
+        _circle(ax, x[best], g[best], lab)
     ax.set_xscale("log")
     ax.set_xlabel("number of non-zero weights")
     ax.set_ylabel("gap statistic")
@@ -648,17 +642,7 @@ def plot_covariate_path(result: Any, *, figsize: tuple[float, float] = (7.0, 5.5
     ):
         y = path[col].to_numpy(dtype=float)
         ax.plot(x[order], y[order], marker="o", markersize=3)
-        ax.plot(
-            x[sel],
-            y[sel],
-            marker="o",
-            markersize=12,
-            markerfacecolor="none",
-            markeredgecolor="red",
-            markeredgewidth=2,
-            linestyle="none",
-            label=f"selected ({int(path['n_clusters'].iloc[sel])} clusters)",
-        )
+        _circle(ax, x[sel], y[sel], f"selected ({int(path['n_clusters'].iloc[sel])} clusters)")
         ax.set_ylabel(ylab)
     if logx:
         a2.set_xscale("log")
