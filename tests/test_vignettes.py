@@ -9,7 +9,14 @@ from pathlib import Path
 import pytest
 
 VIGNETTES = sorted((Path(__file__).resolve().parents[1] / "vignettes").glob("[0-9]*.py"))
-FIGURES = {"00_dpmeans_tour.py": ["dpmeans_penguins.png"]}
+FIGURES = {
+    "00_dpmeans_tour.py": ["dpmeans_penguins.png"],
+    "01_sparse_kmeans_slides.py": [
+        "sparse_motivating.png",
+        "sparse_simulation.png",
+        "sparse_tuning.png",
+    ],
+}
 
 
 @pytest.mark.vignette
