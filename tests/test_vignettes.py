@@ -16,6 +16,12 @@ FIGURES = {
         "sparse_simulation.png",
         "sparse_tuning.png",
     ],
+    "02_sparse_hclust.py": [
+        "sparse_hclust_fit.png",
+        "sparse_hclust_colored.png",
+        "sparse_hclust_uorth.png",
+        "sparse_hclust_gap.png",
+    ],
 }
 
 
