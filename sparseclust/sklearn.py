@@ -1,0 +1,459 @@
+"""scikit-learn estimators over sparseclust's functions (needs scikit-learn).
+
+Thin adapters: each ``fit`` calls the public function (:func:`~sparseclust.sparse_kmeans`,
+:func:`~sparseclust.sparse_hclust`, :func:`~sparseclust.craft`,
+:func:`~sparseclust.covariate_clustering`) and copies the result's attributes to
+trailing-underscore attributes (``labels`` -> ``labels_``, ``weights`` -> ``weights_``);
+the whole result is kept as ``result_``. ``random_state`` is passed on as ``rng``
+(an int, None or Generator as is; a ``RandomState`` gives a seed drawn from it).
+
+Inputs may be arrays or DataFrames. Arrays get the package's column names ``x0, x1, ...``;
+a DataFrame's names are kept in ``feature_names_in_``. ``labels_`` is an int ndarray with
+-1 where the result's labels are ``<NA>`` (rows dropped under ``missing="drop"``).
+
+Examples
+--------
+>>> import numpy as np
+>>> from sparseclust.sklearn import SparseKMeans
+>>> rng = np.random.default_rng(0)
+>>> X = rng.standard_normal((40, 6))
+>>> X[:20, :2] += 4.0
+>>> est = SparseKMeans(n_clusters=2, wbound=1.5, random_state=0).fit(X)
+>>> np.bincount(est.labels_).tolist()
+[20, 20]
+>>> (est.predict(X) == est.labels_).all()
+np.True_
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, ClassifierMixin, ClusterMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._covariate import covariate_clustering
+from ._craft import craft
+from ._hclust import default_wbound, sparse_hclust
+from ._kmeans import sparse_kmeans
+
+__all__ = ["CRAFT", "CovariateClustering", "SparseHierarchical", "SparseKMeans"]
+
+
+# ---------------------------------------------------------------------- helpers
+def _rng(random_state: Any) -> Any:
+    """``random_state`` as the package's ``rng`` (None, int or Generator)."""
+    if random_state is None or isinstance(random_state, np.random.Generator):
+        return random_state
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
+        return int(random_state)
+    if isinstance(random_state, np.random.RandomState):
+        return int(random_state.randint(np.iinfo(np.int32).max))
+    raise ValueError(
+        f"random_state must be None, an int, a numpy Generator or RandomState; "
+        f"got {random_state!r}."
+    )
+
+
+def _is_numeric_frame(X: Any) -> bool:
+    return isinstance(X, pd.DataFrame) and all(
+        pd.api.types.is_numeric_dtype(t) and not pd.api.types.is_bool_dtype(t) for t in X.dtypes
+    )
+
+
+def _fit_input(est: BaseEstimator, X: Any, *, mixed: bool = False, **kwargs: Any) -> Any:
+    """Validate ``X`` the scikit-learn way; return what to pass to the package.
+
+    Numeric DataFrames are validated and passed on unchanged (names, index and dtypes
+    kept); arrays come back validated (float, 2-D, finite apart from NaN). With
+    ``mixed=True`` (CRAFT) a DataFrame with non-numeric columns is passed on as is.
+    """
+    if mixed and isinstance(X, pd.DataFrame) and not _is_numeric_frame(X):
+        est.n_features_in_ = X.shape[1]
+        est.feature_names_in_ = np.asarray(X.columns, dtype=object)
+        return X
+    arr = validate_data(est, X, ensure_all_finite="allow-nan", ensure_min_samples=2, **kwargs)
+    return X if isinstance(X, pd.DataFrame) else arr
+
+
+def _predict_input(est: BaseEstimator, X: Any, names: list[str], *, mixed: bool = False) -> Any:
+    """``X`` for ``result.predict``: validated, with the fitted column names."""
+    if mixed and isinstance(X, pd.DataFrame) and not _is_numeric_frame(X):
+        return X
+    arr = validate_data(est, X, reset=False, ensure_all_finite="allow-nan")
+    index = X.index if isinstance(X, pd.DataFrame) else None
+    return pd.DataFrame(arr, columns=names, index=index)
+
+
+def _labels(series: pd.Series) -> np.ndarray:
+    """Int labels with -1 for ``<NA>``."""
+    return series.astype("Int64").fillna(-1).to_numpy(dtype=np.int64)
+
+
+def _input_names(result: Any) -> list[str]:
+    return list(result.variables.names)
+
+
+# ---------------------------------------------------------------- estimators
+class SparseKMeans(ClusterMixin, BaseEstimator):
+    """Sparse k-means (:func:`sparseclust.sparse_kmeans`) as a scikit-learn clusterer.
+
+    Parameters
+    ----------
+    n_clusters : int, default 3
+        ``k``.
+    wbound : float, optional
+        L1 bound on the weights (``> 1``). Default ``None``: ``0.5 sqrt(p)``, or
+        ``(1 + sqrt(p)) / 2`` for ``p <= 4`` (as :func:`sparseclust.sparse_hclust`).
+        Choose it with :func:`sparseclust.kmeans_sparse_permute`.
+    weights, algorithm, nstart, max_iter, scale
+        As :func:`sparseclust.sparse_kmeans`.
+    random_state : None, int, Generator or RandomState
+        Passed on as ``rng``.
+
+    Attributes
+    ----------
+    labels_ : ndarray of int
+    weights_ : ndarray of float
+        Feature weights (``result_.weights`` as an array).
+    cluster_centers_ : ndarray (n_clusters, n_features)
+        ``result_.centers`` (on the scale clustered on).
+    n_iter_ : int
+    result_ : SparseKMeansResult
+    n_features_in_, feature_names_in_
+        scikit-learn's input bookkeeping (names only when fitted on a DataFrame).
+    """
+
+    def __init__(
+        self,
+        n_clusters: int = 3,
+        *,
+        wbound: float | None = None,
+        weights: str = "exact",
+        algorithm: str = "hartigan-wong",
+        nstart: int = 20,
+        max_iter: int = 6,
+        scale: bool = False,
+        random_state: Any = None,
+    ) -> None:
+        self.n_clusters = n_clusters
+        self.wbound = wbound
+        self.weights = weights
+        self.algorithm = algorithm
+        self.nstart = nstart
+        self.max_iter = max_iter
+        self.scale = scale
+        self.random_state = random_state
+
+    def fit(self, X: Any, y: Any = None) -> SparseKMeans:
+        """Fit on ``X`` (``y`` is ignored)."""
+        data = _fit_input(self, X)
+        p = data.shape[1]
+        wbound = default_wbound(p) if self.wbound is None else self.wbound
+        res = sparse_kmeans(
+            data,
+            self.n_clusters,
+            wbound=wbound,
+            weights=self.weights,
+            algorithm=self.algorithm,
+            nstart=self.nstart,
+            max_iter=self.max_iter,
+            scale=self.scale,
+            rng=_rng(self.random_state),
+        )
+        self.result_ = res
+        self.labels_ = _labels(res.labels)
+        self.weights_ = res.weights.to_numpy(dtype=float)
+        self.cluster_centers_ = res.centers.to_numpy(dtype=float)
+        self.n_iter_ = int(res.n_iter)
+        return self
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Nearest centre in the weighted space (``result_.predict``)."""
+        check_is_fitted(self, "result_")
+        new = _predict_input(self, X, _input_names(self.result_))
+        return _labels(self.result_.predict(new))
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags
+
+
+class SparseHierarchical(ClusterMixin, BaseEstimator):
+    """Sparse hierarchical clustering (:func:`sparseclust.sparse_hclust`), tree cut at ``n_clusters``.
+
+    Parameters
+    ----------
+    n_clusters : int, default 2
+        Passed as ``k``.
+    wbound, method, dissimilarity, weights, niter
+        As :func:`sparseclust.sparse_hclust`.
+
+    Attributes
+    ----------
+    labels_ : ndarray of int
+    weights_ : ndarray of float
+    result_ : SparseHClustResult
+    n_features_in_, feature_names_in_
+    """
+
+    def __init__(
+        self,
+        n_clusters: int = 2,
+        *,
+        wbound: float | None = None,
+        method: str = "average",
+        dissimilarity: str = "squared",
+        weights: str = "exact",
+        niter: int = 15,
+    ) -> None:
+        self.n_clusters = n_clusters
+        self.wbound = wbound
+        self.method = method
+        self.dissimilarity = dissimilarity
+        self.weights = weights
+        self.niter = niter
+
+    def fit(self, X: Any, y: Any = None) -> SparseHierarchical:
+        """Fit on ``X`` (``y`` is ignored)."""
+        data = _fit_input(self, X)
+        res = sparse_hclust(
+            data,
+            wbound=self.wbound,
+            method=self.method,
+            dissimilarity=self.dissimilarity,
+            weights=self.weights,
+            k=self.n_clusters,
+            niter=self.niter,
+        )
+        self.result_ = res
+        self.labels_ = _labels(res.labels)
+        self.weights_ = res.weights.to_numpy(dtype=float)
+        self.n_iter_ = int(res.n_iter)
+        return self
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags
+
+
+class CRAFT(ClusterMixin, BaseEstimator):
+    """CRAFT (:func:`sparseclust.craft`): clusters with cluster-specific feature selection.
+
+    DataFrames may mix numeric and categorical columns (detected by dtype).
+
+    Parameters
+    ----------
+    m : float, default 0.5
+    n_clusters : int, optional
+        Passed as ``k``; with neither it nor ``lam`` the gap statistic chooses.
+    lam, rho, budget, eps_c, eps_v, scale, alpha, sigma_floor, n_init, max_iter,
+    shuffle, k_max, n_refs, k_rule, n_jobs
+        As :func:`sparseclust.craft`.
+    random_state : None, int, Generator or RandomState
+        Passed on as ``rng``.
+
+    Attributes
+    ----------
+    labels_ : ndarray of int
+    selected_ : DataFrame of bool
+        ``result_.selected`` (clusters x features).
+    n_iter_ : int
+    result_ : CraftResult
+    n_features_in_, feature_names_in_
+    """
+
+    def __init__(
+        self,
+        m: float = 0.5,
+        *,
+        n_clusters: int | None = None,
+        lam: float | str | None = None,
+        rho: float | None = None,
+        budget: str = "fixed",
+        eps_c: float | None = None,
+        eps_v: float | None = None,
+        scale: bool = True,
+        alpha: float = 0.01,
+        sigma_floor: float = 0.05,
+        n_init: int | str = "auto",
+        max_iter: int = 100,
+        shuffle: bool = False,
+        k_max: int = 8,
+        n_refs: int = 5,
+        k_rule: str = "Tibs2001SEmax",
+        n_jobs: int | None = None,
+        random_state: Any = None,
+    ) -> None:
+        self.m = m
+        self.n_clusters = n_clusters
+        self.lam = lam
+        self.rho = rho
+        self.budget = budget
+        self.eps_c = eps_c
+        self.eps_v = eps_v
+        self.scale = scale
+        self.alpha = alpha
+        self.sigma_floor = sigma_floor
+        self.n_init = n_init
+        self.max_iter = max_iter
+        self.shuffle = shuffle
+        self.k_max = k_max
+        self.n_refs = n_refs
+        self.k_rule = k_rule
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    def fit(self, X: Any, y: Any = None) -> CRAFT:
+        """Fit on ``X`` (``y`` is ignored)."""
+        data = _fit_input(self, X, mixed=True)
+        res = craft(
+            data,
+            m=self.m,
+            lam=self.lam,
+            k=self.n_clusters,
+            rho=self.rho,
+            budget=self.budget,
+            eps_c=self.eps_c,
+            eps_v=self.eps_v,
+            scale=self.scale,
+            alpha=self.alpha,
+            sigma_floor=self.sigma_floor,
+            n_init=self.n_init,
+            max_iter=self.max_iter,
+            shuffle=self.shuffle,
+            k_max=self.k_max,
+            n_refs=self.n_refs,
+            k_rule=self.k_rule,
+            n_jobs=self.n_jobs,
+            rng=_rng(self.random_state),
+        )
+        self.result_ = res
+        self.labels_ = _labels(res.labels)
+        self.selected_ = res.selected
+        self.n_iter_ = int(res.n_iter)
+        return self
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Assign rows to the fitted clusters (``result_.predict``)."""
+        check_is_fitted(self, "result_")
+        new = _predict_input(self, X, _input_names(self.result_), mixed=True)
+        return _labels(self.result_.predict(new))
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags
+
+
+class CovariateClustering(ClassifierMixin, BaseEstimator):
+    """Covariate clustering for classification (:func:`sparseclust.covariate_clustering`).
+
+    A classifier: ``fit(X, y)`` clusters the covariates and fits a multinomial logistic
+    regression on the covariates summed within clusters; ``predict``/``predict_proba``
+    use it.
+
+    Parameters
+    ----------
+    similarity, knn, method, nu, lam, sigma, sigma_rule, select, n_folds, rho, tol,
+    max_iter, gammas, ks, n_jobs
+        As :func:`sparseclust.covariate_clustering`.
+    random_state : None, int, Generator or RandomState
+        Passed on as ``rng``.
+
+    Attributes
+    ----------
+    classes_ : ndarray
+    clusters_ : ndarray of int
+        Cluster of each covariate (``result_.clusters``).
+    coef_ : ndarray (n_covariate_clusters, n_classes)
+    intercept_ : ndarray (n_classes,)
+    result_ : CovariateClusteringResult
+    n_features_in_, feature_names_in_
+    """
+
+    def __init__(
+        self,
+        similarity: Any = "ledoit_wolf",
+        *,
+        knn: int | None = None,
+        method: str = "convex_fusion",
+        nu: Any = None,
+        lam: float = 0.1,
+        sigma: float | None = None,
+        sigma_rule: str = "accuracy",
+        select: str = "marginal_likelihood",
+        n_folds: int = 5,
+        rho: float = 1.0,
+        tol: float = 1e-5,
+        max_iter: int = 1000,
+        gammas: Any = None,
+        ks: Any = None,
+        n_jobs: int | None = None,
+        random_state: Any = None,
+    ) -> None:
+        self.similarity = similarity
+        self.knn = knn
+        self.method = method
+        self.nu = nu
+        self.lam = lam
+        self.sigma = sigma
+        self.sigma_rule = sigma_rule
+        self.select = select
+        self.n_folds = n_folds
+        self.rho = rho
+        self.tol = tol
+        self.max_iter = max_iter
+        self.gammas = gammas
+        self.ks = ks
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    def fit(self, X: Any, y: Any) -> CovariateClustering:
+        """Fit on covariates ``X`` and classes ``y``."""
+        X_in = validate_data(self, X, y, ensure_min_samples=2)[0]
+        data = X if isinstance(X, pd.DataFrame) else X_in
+        res = covariate_clustering(
+            data,
+            y=y,
+            similarity=self.similarity,
+            knn=self.knn,
+            method=self.method,
+            nu=self.nu,
+            lam=self.lam,
+            sigma=self.sigma,
+            sigma_rule=self.sigma_rule,
+            select=self.select,
+            n_folds=self.n_folds,
+            rho=self.rho,
+            tol=self.tol,
+            max_iter=self.max_iter,
+            gammas=self.gammas,
+            ks=self.ks,
+            progress=False,
+            n_jobs=self.n_jobs,
+            rng=_rng(self.random_state),
+        )
+        self.result_ = res
+        self.classes_ = np.asarray(res.classes)
+        self.clusters_ = res.clusters.to_numpy()
+        self.coef_ = res.coef.to_numpy(dtype=float)
+        self.intercept_ = res.intercept.to_numpy(dtype=float)
+        return self
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Class probabilities, columns in the order of ``classes_``."""
+        check_is_fitted(self, "result_")
+        new = _predict_input(self, X, _input_names(self.result_))
+        return self.result_.predict_proba(new).to_numpy(dtype=float)
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Most probable class."""
+        check_is_fitted(self, "result_")
+        new = _predict_input(self, X, _input_names(self.result_))
+        return self.result_.predict(new).to_numpy()

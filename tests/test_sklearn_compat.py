@@ -1,0 +1,144 @@
+"""scikit-learn compatibility of the wrappers in :mod:`sparseclust.sklearn`."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+pytest.importorskip("sklearn")
+
+from sklearn.base import clone  # noqa: E402
+from sklearn.pipeline import make_pipeline  # noqa: E402
+from sklearn.preprocessing import StandardScaler  # noqa: E402
+from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
+
+import sparseclust as sc  # noqa: E402
+from sparseclust.simulate import covariate_sim, sparse_sim  # noqa: E402
+from sparseclust.sklearn import (  # noqa: E402
+    CRAFT,
+    CovariateClustering,
+    SparseHierarchical,
+    SparseKMeans,
+)
+
+_K1 = (
+    "the check sets n_clusters=1; sparse_kmeans needs k >= 2 (with one cluster every "
+    "between-cluster sum of squares is 0 and the weights are undefined)"
+)
+
+
+def _expected_failed(estimator):
+    if isinstance(estimator, SparseKMeans):
+        return {
+            "check_dont_overwrite_parameters": _K1,
+            "check_methods_subset_invariance": _K1,
+            "check_fit2d_1feature": _K1,
+            "check_fit2d_predict1d": _K1,
+        }
+    return {}
+
+
+# CRAFT: n_clusters given (the gap statistic is too slow for the checks) and enough
+# restarts that every check's small random data reaches 2 clusters (else a
+# CalibrationWarning, an error here).
+@parametrize_with_checks(
+    [SparseKMeans(), SparseHierarchical(), CRAFT(n_clusters=2, n_init=5, random_state=0)],
+    expected_failed_checks=_expected_failed,
+)
+def test_sklearn_checks(estimator, check):
+    check(estimator)
+
+
+@pytest.fixture(scope="module")
+def sim():
+    return sparse_sim(n_per_cluster=15, p=20, q=4, rng=0)
+
+
+def test_sparse_kmeans_matches_function(sim):
+    est = SparseKMeans(n_clusters=3, wbound=2.0, random_state=1).fit(sim.data)
+    res = sc.sparse_kmeans(sim.data, 3, wbound=2.0, rng=1)
+    np.testing.assert_array_equal(est.labels_, res.labels.to_numpy(dtype=np.int64))
+    np.testing.assert_allclose(est.weights_, res.weights.to_numpy())
+    np.testing.assert_allclose(est.cluster_centers_, res.centers.to_numpy())
+    assert est.n_iter_ == res.n_iter
+    assert isinstance(est.weights_, np.ndarray)
+    assert list(est.feature_names_in_) == list(sim.data.columns)
+    np.testing.assert_array_equal(est.predict(sim.data), res.predict(sim.data).to_numpy())
+    np.testing.assert_array_equal(est.fit_predict(sim.data), est.labels_)
+
+
+def test_sparse_kmeans_array_names(sim):
+    X = sim.data.to_numpy()
+    est = SparseKMeans(n_clusters=3, wbound=2.0, random_state=1).fit(X)
+    assert list(est.result_.weights.index) == [f"x{j}" for j in range(X.shape[1])]
+    assert not hasattr(est, "feature_names_in_")
+    res = sc.sparse_kmeans(X, 3, wbound=2.0, rng=1)
+    np.testing.assert_array_equal(est.labels_, res.labels.to_numpy(dtype=np.int64))
+
+
+def test_sparse_hierarchical_matches_function(sim):
+    est = SparseHierarchical(n_clusters=3, wbound=1.5, niter=50).fit(sim.data)
+    res = sc.sparse_hclust(sim.data, wbound=1.5, k=3, niter=50)
+    np.testing.assert_array_equal(est.labels_, res.labels.to_numpy(dtype=np.int64))
+    np.testing.assert_allclose(est.weights_, res.weights.to_numpy())
+    np.testing.assert_array_equal(est.fit_predict(sim.data), est.labels_)
+
+
+def test_craft_matches_function(sim):
+    est = CRAFT(m=0.5, n_clusters=3, n_init=5, random_state=0).fit(sim.data)
+    res = sc.craft(sim.data, m=0.5, k=3, n_init=5, rng=0)
+    np.testing.assert_array_equal(est.labels_, res.labels.to_numpy(dtype=np.int64))
+    pd.testing.assert_frame_equal(est.selected_, res.selected)
+    np.testing.assert_array_equal(est.predict(sim.data), res.predict(sim.data).to_numpy())
+
+
+def test_labels_na_become_minus_one():
+    from sparseclust.sklearn import _labels
+
+    s = pd.Series([0, pd.NA, 2], dtype="Int64")
+    np.testing.assert_array_equal(_labels(s), [0, -1, 2])
+
+
+def test_pipeline_and_clone(sim):
+    pipe = make_pipeline(StandardScaler(), SparseKMeans(n_clusters=3, wbound=2.0, random_state=0))
+    labels = pipe.fit_predict(sim.data)
+    assert labels.shape == (len(sim.data),)
+    direct = sc.sparse_kmeans(StandardScaler().fit_transform(sim.data), 3, wbound=2.0, rng=0)
+    np.testing.assert_array_equal(labels, direct.labels.to_numpy(dtype=np.int64))
+    np.testing.assert_array_equal(pipe.predict(sim.data), labels)
+
+    # what GridSearchCV does: clone, then set_params per grid point
+    params = pipe.get_params()
+    assert params["sparsekmeans__wbound"] == 2.0
+    for wb in (1.5, 3.0):
+        est = clone(pipe).set_params(sparsekmeans__wbound=wb)
+        assert est.get_params()["sparsekmeans__wbound"] == wb
+        est.fit(sim.data)
+        assert est[-1].result_.wbound == wb
+        assert est[-1].weights_.sum() <= wb + 1e-9
+    assert not hasattr(pipe[-1], "weights_") or pipe[-1].result_.wbound == 2.0
+
+
+def test_random_state_forms(sim):
+    a = SparseKMeans(n_clusters=3, wbound=2.0, random_state=3).fit(sim.data)
+    b = SparseKMeans(n_clusters=3, wbound=2.0, random_state=np.random.default_rng(3)).fit(sim.data)
+    np.testing.assert_array_equal(a.labels_, b.labels_)
+    SparseKMeans(n_clusters=3, wbound=2.0, random_state=np.random.RandomState(0)).fit(sim.data)
+    with pytest.raises(ValueError, match="random_state"):
+        SparseKMeans(n_clusters=3, wbound=2.0, random_state="x").fit(sim.data)
+
+
+def test_covariate_clustering_classifier():
+    sim = covariate_sim(40, m=2, rng=0)
+    est = CovariateClustering(sigma=1.0, random_state=0)
+    assert clone(est).get_params()["sigma"] == 1.0
+    est.fit(sim.data, sim.labels)
+    res = sc.covariate_clustering(sim.data, y=sim.labels, sigma=1.0, progress=False, rng=0)
+    np.testing.assert_array_equal(est.clusters_, res.clusters.to_numpy())
+    np.testing.assert_array_equal(est.classes_, np.asarray(res.classes))
+    pred = est.predict(sim.data)
+    np.testing.assert_array_equal(pred, res.predict(sim.data).to_numpy())
+    proba = est.predict_proba(sim.data)
+    assert proba.shape == (40, len(est.classes_))
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    np.testing.assert_array_equal(est.classes_[proba.argmax(axis=1)], pred)
+    assert est.score(sim.data, sim.labels) > 0.8
