@@ -302,6 +302,73 @@ def test_b_step_objective_gradient_and_stationarity():
     assert nit < 60  # preconditioned: a handful, not hundreds
 
 
+def _wide(n: int = 30, d: int = 60, c: int = 3, seed: int = 4):
+    """n < d: chain edges plus a few random ones."""
+    rng = np.random.default_rng(seed)
+    y = np.repeat(np.arange(c), n // c)
+    X = rng.normal(0, 1, (c, d))[y] + rng.standard_normal((n, d))
+    e = np.column_stack([np.arange(d - 1), np.arange(1, d)])
+    edges, w = e[d // 4 :], rng.uniform(0.5, 1.5, d - 1 - d // 4)
+    return X, y, c, edges, w
+
+
+def _as_matrix(f, N):
+    return np.column_stack([f(e) for e in np.eye(N)])
+
+
+@pytest.mark.parametrize("full", [True, False])
+def test_lowrank_preconditioner_factors_the_class_blocks(monkeypatch, full):
+    X, y, c, edges, w = _wide()
+    prob = cc._prepare(X, y, c, edges, w)
+    rng = np.random.default_rng(2)
+    W, beta = rng.normal(scale=0.3, size=(prob.d, c)), rng.normal(size=c)
+    dense = cc._Precond(prob, 0.1)
+    assert dense.dense
+    dense.build(W, beta)
+    dense.factor(0.7)
+    monkeypatch.setattr(cc, "DENSE_MAX", 0)
+    if full:
+        monkeypatch.setattr(cc, "LOWRANK_RANK", prob.n)
+        monkeypatch.setattr(cc, "LOWRANK_EIG", 0.0)
+    else:
+        monkeypatch.setattr(cc, "LOWRANK_RANK", 5)
+    pre = cc._Precond(prob, 0.1)
+    assert pre.lowrank and not pre.dense
+    pre.build(W, beta)
+    pre.factor(0.7)
+    N = pre.N
+    L = _as_matrix(pre.grad_x, N)
+    np.testing.assert_allclose(_as_matrix(pre.grad_v, N) @ L, np.eye(N), atol=1e-10)
+    np.testing.assert_allclose(_as_matrix(pre.to_v, N), L.T, atol=1e-12)
+    np.testing.assert_allclose(_as_matrix(pre.to_x, N) @ L.T, np.eye(N), atol=1e-10)
+    H = L @ L.T
+    assert np.linalg.eigvalsh(H).max() <= pre.lmax * (1 + 1e-12)
+    if full:  # exactly the class blocks of the Hessian (x is W row-major, then beta)
+        Hd = dense.L @ dense.L.T
+        same = (np.arange(N)[:, None] % c) == (np.arange(N)[None, :] % c)
+        np.testing.assert_allclose(H, np.where(same, Hd, 0.0), atol=1e-6 * np.abs(Hd).max())
+
+
+def test_lowrank_admm_agrees_with_dense(monkeypatch):
+    X, y, c, edges, w = _wide()
+    ref = cc.admm_fit(X, y, c, edges, w, 0.02, tol=1e-7)
+    monkeypatch.setattr(cc, "DENSE_MAX", 0)
+    assert cc._Precond(cc._prepare(X, y, c, edges, w), 0.1).lowrank
+    res = cc.admm_fit(X, y, c, edges, w, 0.02, tol=1e-7)
+    assert ref.converged and res.converged
+    assert res.objective == pytest.approx(ref.objective, rel=1e-7)
+    np.testing.assert_allclose(res.B, ref.B, atol=1e-3)
+    np.testing.assert_array_equal(res.labels, ref.labels)
+    assert 1 < res.n_clusters < X.shape[1]
+    path = cc.clustering_path(X, y, c, edges, w, nus=np.geomspace(0.1, 1e-3, 12))
+    monkeypatch.undo()
+    ref_path = cc.clustering_path(X, y, c, edges, w, nus=np.geomspace(0.1, 1e-3, 12))
+    assert [r.n_clusters for r in path] == [r.n_clusters for r in ref_path]
+    np.testing.assert_allclose(
+        [r.objective for r in path], [r.objective for r in ref_path], rtol=1e-6
+    )
+
+
 # ----------------------------------------------------------------------------- ADMM vs CVXPY
 def test_admm_matches_cvxpy(cvxpy_solver):
     X, y, c, _, edges, w = _toy()
