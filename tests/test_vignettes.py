@@ -22,6 +22,7 @@ FIGURES = {
         "sparse_hclust_uorth.png",
         "sparse_hclust_gap.png",
     ],
+    "05_covariate_clustering.py": ["covariate_path.png", "covariate_hierarchy.png"],
 }
 
 
