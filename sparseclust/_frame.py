@@ -551,6 +551,26 @@ def build_table(
     )
 
 
+def read_numeric(
+    x: Any, *, data: Any, numeric: Any, categorical: Any, missing: str, min_rows: int = 2
+) -> ColumnTable:
+    """The table of a numeric-only method that handles missing cells itself (sparse
+    k-means and hierarchical clustering): categorical columns are an error pointing to
+    ``craft()``, constant columns are allowed (they get weight 0), ``missing`` may be
+    ``"native"``."""
+    return build_table(
+        x,
+        data=data,
+        categorical=categorical,
+        numeric=numeric,
+        missing=missing,
+        missing_choices=("raise", "drop", "native"),
+        allow_categorical=False,
+        allow_constant=True,
+        min_rows=min_rows,
+    )
+
+
 def transform_like(spec: VariableSpec, data: Any, *, missing: str = "raise") -> ColumnTable:
     """Read new data with a fitted :class:`VariableSpec` (same variables, kinds, levels).
 

@@ -42,7 +42,7 @@ from scipy.cluster.hierarchy import linkage as scipy_linkage
 from scipy.spatial.distance import pdist, squareform
 
 from ._format import call_string, fmt
-from ._frame import ColumnTable, build_table
+from ._frame import ColumnTable, read_numeric
 from ._parallel import run_parallel
 from ._permute import RULES, PermuteResult, make_permute_result
 from ._results import ClusterResult, labels_series
@@ -998,17 +998,7 @@ def _uorth_vector(uorth: Any, n: int) -> np.ndarray | None:
 def _read(
     x: Any, data: Any, *, missing: str, numeric: Any, categorical: Any
 ) -> tuple[ColumnTable, list[str]]:
-    table = build_table(
-        x,
-        data=data,
-        categorical=categorical,
-        numeric=numeric,
-        missing=missing,
-        missing_choices=("native", "drop", "raise"),
-        allow_categorical=False,
-        allow_constant=True,
-        min_rows=2,
-    )
+    table = read_numeric(x, data=data, categorical=categorical, numeric=numeric, missing=missing)
     return table, list(table.numeric_names)
 
 

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ._format import call_string, fmt
-from ._frame import build_table, transform_like
+from ._frame import read_numeric, transform_like
 from ._kmeans_core import initial_labels, partial_sqdist, sparse_kmeans_fit
 from ._parallel import run_parallel
 from ._permute import RULES, PermuteResult, make_permute_result
@@ -290,16 +290,8 @@ def _standardise(X: np.ndarray, center: np.ndarray | None, sd: np.ndarray | None
 
 
 def _read(x, data, numeric, categorical, missing, scale, min_rows):
-    table = build_table(
-        x,
-        data=data,
-        categorical=categorical,
-        numeric=numeric,
-        missing=missing,
-        missing_choices=("raise", "drop", "native"),
-        allow_categorical=False,
-        allow_constant=True,
-        min_rows=min_rows,
+    table = read_numeric(
+        x, data=data, categorical=categorical, numeric=numeric, missing=missing, min_rows=min_rows
     )
     X = table.numeric
     center = sd = None
