@@ -613,9 +613,19 @@ def sparse_kmeans(
     k, c = _check_k(k, n, centers, p)
     s = _check_wbound(wbound, p)
     c = _centers_scaled(c, sc)
-    seed_init, seed_fit = (int(v) for v in generator.integers(2**63 - 1, size=2))
-    init, _ = _initial(X, k, algorithm, nstart, c, seed_init)
-    out = _fit_one(X, k, s, init, weights, algorithm, max_iter, seed_fit)
+    seed = int(generator.integers(2**63 - 1))
+    (out,) = _fit_bounds(
+        X,
+        k,
+        np.array([s]),
+        mode=weights,
+        algorithm=algorithm,
+        nstart=nstart,
+        max_iter=max_iter,
+        centers=c,
+        warm=False,
+        seed=seed,
+    )
     _warn_fits([out], "sparse_kmeans", max_iter)
     params = {
         "k": k,
@@ -625,7 +635,7 @@ def sparse_kmeans(
         "nstart": nstart,
         "max_iter": max_iter,
         "scale": scale,
-        "seed": seed_init,
+        "seed": seed,
     }
     return _result(
         out,
@@ -689,7 +699,7 @@ def sparse_kmeans_path(
     --------
     >>> from sparseclust.simulate import sparse_sim
     >>> sim = sparse_sim(n_per_cluster=10, p=20, q=5, rng=0)
-    >>> path = sparse_kmeans_path(sim.data, 3, wbounds=[1.5, 2.5, 4.0], rng=1)
+    >>> path = sparse_kmeans_path(sim.data, 3, wbounds=[1.5, 2.5, 4.0], max_iter=30, rng=1)
     >>> path.table["n_nonzero"].is_monotonic_increasing
     True
     """
@@ -704,16 +714,18 @@ def sparse_kmeans_path(
         wbounds = np.linspace(1.1, max(np.sqrt(p), 1.2), 20)
     wb = _check_wbounds(wbounds, p)
     c = _centers_scaled(c, sc)
-    seed_init = int(generator.integers(2**63 - 1))
-    seeds = [int(v) for v in generator.integers(2**63 - 1, size=wb.size)]
-    init, _ = _initial(X, k, algorithm, nstart, c, seed_init)
-    outs = []
-    start = init
-    for s, seed in zip(wb, seeds, strict=True):
-        out = _fit_one(X, k, float(s), start, weights, algorithm, max_iter, seed)
-        outs.append(out)
-        if warm_start:
-            start = out["labels"]
+    outs = _fit_bounds(
+        X,
+        k,
+        wb,
+        mode=weights,
+        algorithm=algorithm,
+        nstart=nstart,
+        max_iter=max_iter,
+        centers=c,
+        warm=warm_start,
+        seed=int(generator.integers(2**63 - 1)),
+    )
     _warn_fits(outs, "sparse_kmeans_path", max_iter)
     fits = [
         _result(

@@ -99,10 +99,13 @@ def test_labels_na_become_minus_one():
 
 
 def test_pipeline_and_clone(sim):
-    pipe = make_pipeline(StandardScaler(), SparseKMeans(n_clusters=3, wbound=2.0, random_state=0))
+    km = SparseKMeans(n_clusters=3, wbound=2.0, max_iter=30, random_state=0)
+    pipe = make_pipeline(StandardScaler(), km)
     labels = pipe.fit_predict(sim.data)
     assert labels.shape == (len(sim.data),)
-    direct = sc.sparse_kmeans(StandardScaler().fit_transform(sim.data), 3, wbound=2.0, rng=0)
+    direct = sc.sparse_kmeans(
+        StandardScaler().fit_transform(sim.data), 3, wbound=2.0, max_iter=30, rng=0
+    )
     np.testing.assert_array_equal(labels, direct.labels.to_numpy(dtype=np.int64))
     np.testing.assert_array_equal(pipe.predict(sim.data), labels)
 
