@@ -14,6 +14,7 @@ from . import _craft_core as core
 from ._format import call_string, fmt
 from ._frame import ColumnTable, build_table, transform_like
 from ._lambda import calibrate_lambda, resolve_penalty
+from ._parallel import run_parallel
 from ._results import ClusterResult, labels_series
 from ._validation import (
     as_rng,
@@ -782,14 +783,13 @@ def _calibrated_runs(d, settings, consts, k, seeds, n_jobs) -> list[dict]:
     return runs + _parallel(n_jobs, [(_restart_at, (d, settings, k, s, lam_ref)) for s in rest])
 
 
-def _parallel(n_jobs, tasks) -> list:
-    if not tasks:
-        return []
-    if n_jobs in (None, 1) or len(tasks) == 1:
-        return [f(*a) for f, a in tasks]
-    from joblib import Parallel, delayed
+def _apply(f, *args):
+    return f(*args)
 
-    return Parallel(n_jobs=n_jobs)(delayed(f)(*a) for f, a in tasks)
+
+def _parallel(n_jobs, tasks) -> list:
+    """``[f(*a) for f, a in tasks]`` through the package's one parallel runner."""
+    return run_parallel(_apply, [(f, *a) for f, a in tasks], n_jobs=n_jobs)
 
 
 def _criterion(run: dict, consts: dict, d: core.CraftData) -> float:

@@ -871,3 +871,13 @@ def test_n_init_auto_by_data_size_and_validation():
     assert len(craft(sim.data, m=1 / 3, k=3, n_init=3, rng=0).restarts) == 3
     with pytest.raises(TypeError, match="n_init must be an integer"):
         craft(sim.data, m=1 / 3, k=3, n_init="many")
+
+
+def test_restarts_in_parallel_equal_sequential():
+    from sparseclust.datasets import load_wine
+
+    wine = load_wine().drop(columns="class")
+    a = craft(wine, m=0.5, k=3, n_init=4, rng=1)
+    b = craft(wine, m=0.5, k=3, n_init=4, rng=1, n_jobs=2)
+    pd.testing.assert_series_equal(a.labels, b.labels)
+    assert a.lam == b.lam
