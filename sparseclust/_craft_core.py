@@ -9,15 +9,17 @@ sequential new-cluster rule is walked only over the points that would open a clu
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 from scipy import sparse
 
+from ._blocks import BLOCK_ROWS, LocalBlocks, block_bounds
 from ._threads import single_blas_thread
 
-__all__ = ["CraftData", "craft_constants", "craft_fit", "prepare"]
+__all__ = ["Blocked", "CraftData", "as_blocked", "craft_constants", "craft_fit", "prepare"]
 
 
 # ----------------------------------------------------------------------- constants
@@ -212,39 +214,67 @@ def stack(a: State, b: State) -> State:
     )
 
 
-def update(
-    data: CraftData, labels: np.ndarray, K: int, v: np.ndarray, sigma_floor: float
+def block_stats(data: CraftData, labels: np.ndarray, K: int) -> dict[str, Any]:
+    """Sufficient statistics of ``K`` clusters on one block of rows.
+
+    Counts ``nk`` (K,), sums ``s1`` and sums of squares ``s2`` of the numeric cells
+    (K, P), observed-cell counts ``cnt`` (K, P), level counts ``counts`` (K, S).
+    Missing cells (zeros in ``X0``, absent from ``onehot``) add nothing.
+    """
+    nk = np.bincount(labels, minlength=K).astype(np.float64)
+    P, n = data.P, labels.size
+    S = int(data.L.sum())
+    if K <= 32:  # a dense membership matrix: one small GEMM beats sparse products
+        Z = np.zeros((K, n))
+        Z[labels, np.arange(n)] = 1.0
+    else:
+        Z = sparse.csr_matrix((np.ones(n), (labels, np.arange(n))), shape=(K, n))
+    out: dict[str, Any] = {"nk": nk}
+    if P:
+        out["s1"] = np.asarray(Z @ data.X0)
+        out["s2"] = np.asarray(Z @ data.X0sq)
+        out["cnt"] = np.asarray(Z @ data.M) if data.M is not None else np.repeat(nk[:, None], P, 1)
+    else:
+        out["s1"] = out["s2"] = out["cnt"] = np.zeros((K, 0))
+    if data.Q:
+        prod = data.onehot.T @ Z.T  # (S, K)
+        out["counts"] = (prod.toarray() if sparse.issparse(prod) else np.asarray(prod)).T
+    else:
+        out["counts"] = np.zeros((K, S))
+    return out
+
+
+def sum_stats(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    """Block statistics added up in block order (the driver's reduction)."""
+    out = {key: parts[0][key].copy() for key in ("nk", "s1", "s2", "cnt", "counts")}
+    for p in parts[1:]:
+        for key in out:
+            out[key] += p[key]
+    for key in ("cost", "nll"):
+        if key in parts[0]:
+            out[key] = float(sum(p[key] for p in parts))
+    return out
+
+
+def state_from_stats(
+    data: CraftData, stats: dict[str, Any], v: np.ndarray, sigma_floor: float
 ) -> tuple[State, np.ndarray]:
     """Means, sds and level shares of the non-empty clusters (empty ones dropped).
 
     Returns the new state (selection ``v`` carried over, to be re-selected) and the
-    relabelled labels. sigma: the within-cluster sd (ddof=0), 1 for clusters of fewer
-    than two points (the paper's value for a new cluster), floored at
-    ``sigma_floor * global sd`` of the feature.
+    map old cluster -> new cluster (``-1`` for a dropped one). sigma: the
+    within-cluster sd (ddof=0), 1 for clusters of fewer than two points (the paper's
+    value for a new cluster), floored at ``sigma_floor * global sd`` of the feature.
     """
-    nk = np.bincount(labels, minlength=K)
-    keep = np.flatnonzero(nk)
-    remap = np.full(K, -1)
+    nk_all = stats["nk"]
+    keep = np.flatnonzero(nk_all)
+    remap = np.full(nk_all.size, -1, dtype=np.int64)
     remap[keep] = np.arange(keep.size)
-    labels = remap[labels]
     K2 = keep.size
-    nk = nk[keep]
-    if K2 <= 32:  # a dense membership matrix: one small GEMM beats sparse products
-        Z = np.zeros((K2, data.n))
-        Z[labels, np.arange(labels.size)] = 1.0
-    else:
-        Z = sparse.csr_matrix(
-            (np.ones(labels.size), (labels, np.arange(labels.size))), shape=(K2, data.n)
-        )
+    nk = nk_all[keep]
     P = data.P
     if P:
-        s1 = np.asarray(Z @ data.X0)
-        s2 = np.asarray(Z @ data.X0sq)
-        cnt = (
-            np.asarray(Z @ data.M)
-            if data.M is not None
-            else np.repeat(nk[:, None].astype(float), P, 1)
-        )
+        s1, s2, cnt = stats["s1"][keep], stats["s2"][keep], stats["cnt"][keep]
         has = cnt > 0
         zeta = np.where(has, s1 / np.where(has, cnt, 1.0), data.col_mean[None, :])
         var = np.where(has, s2 / np.where(has, cnt, 1.0) - zeta * zeta, 0.0)
@@ -256,15 +286,25 @@ def update(
     else:
         zeta = sigma = np.zeros((K2, 0))
     if data.Q:
-        prod = data.onehot.T @ Z.T  # (S, K)
-        counts = (prod.toarray() if sparse.issparse(prod) else np.asarray(prod)).T
+        counts = stats["counts"][keep]
         nq = np.asarray(counts @ data.level_sum)  # (K, Q)
         log_eta = np.log(counts + data.alpha) - np.log(
             nq[:, data.level_q] + data.alpha * data.L[data.level_q]
         )
     else:
         counts = log_eta = np.zeros((K2, 0))
-    return State(zeta, sigma, log_eta, counts, v[keep]), labels
+    return State(zeta, sigma, log_eta, counts, v[keep]), remap
+
+
+def update(
+    data: CraftData, labels: np.ndarray, K: int, v: np.ndarray, sigma_floor: float
+) -> tuple[State, np.ndarray]:
+    """Means, sds and level shares of the non-empty clusters of one in-memory data set.
+
+    Returns the new state (see :func:`state_from_stats`) and the relabelled labels.
+    """
+    st, remap = state_from_stats(data, block_stats(data, labels, K), v, sigma_floor)
+    return st, remap[labels]
 
 
 def select(
@@ -308,7 +348,208 @@ def category_scores(data: CraftData, st: State) -> np.ndarray:
     return G_d - G_kd
 
 
-# ----------------------------------------------------------------------- the pass
+# ------------------------------------------------------------------- row blocks
+class Blocked:
+    """A data set as row blocks on an executor (:mod:`sparseclust._blocks`).
+
+    ``header`` carries the global statistics (column means and sds, global level
+    shares, level layout, ``n`` = all rows); every block is a :class:`CraftData` of
+    its own rows with the same global statistics. The in-memory path and the Dask
+    backend run the same kernels over their blocks.
+    """
+
+    def __init__(self, header: CraftData, executor: Any) -> None:
+        self.header = header
+        self.executor = executor
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.header, name)
+
+    @property
+    def local(self) -> bool:
+        return isinstance(self.executor, LocalBlocks)
+
+
+def take_rows(data: CraftData, rows: np.ndarray) -> CraftData:
+    """The rows ``rows`` of a block (same global statistics)."""
+    return replace(
+        data,
+        n=int(rows.size),
+        X0=data.X0[rows],
+        X0sq=data.X0sq[rows],
+        M=None if data.M is None else data.M[rows],
+        onehot=data.onehot[rows],
+        codes=data.codes[rows],
+        g0=data.g0[rows],
+    )
+
+
+def slice_rows(data: CraftData, start: int, stop: int) -> CraftData:
+    """Rows ``start:stop`` of a block (views of the dense arrays)."""
+    return replace(
+        data,
+        n=stop - start,
+        X0=data.X0[start:stop],
+        X0sq=data.X0sq[start:stop],
+        M=None if data.M is None else data.M[start:stop],
+        onehot=data.onehot[start:stop],
+        codes=data.codes[start:stop],
+        g0=data.g0[start:stop],
+    )
+
+
+_BLOCKED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def as_blocked(data: CraftData | Blocked, block_rows: int = BLOCK_ROWS) -> Blocked:
+    """``data`` in row blocks of ``block_rows`` held in memory (cached per data set)."""
+    if isinstance(data, Blocked):
+        return data
+    cached = _BLOCKED.get(data)
+    if cached is not None and cached[0] == block_rows:
+        return cached[1]
+    bounds = block_bounds(data.n, block_rows)
+    blocks = [slice_rows(data, a, b) for a, b in bounds]
+    out = Blocked(data, LocalBlocks(blocks, [b - a for a, b in bounds]))
+    _BLOCKED[data] = (block_rows, out)
+    return out
+
+
+def _k_row(block: CraftData, offset: int, state: Any, i: int) -> tuple[Any, CraftData]:
+    return state, take_rows(block, np.array([i - offset]))
+
+
+def fetch_row(data: Blocked, i: int) -> CraftData:
+    """Row ``i`` (global position) as a one-row block."""
+    ex = data.executor
+    j = int(np.searchsorted(np.asarray(ex.offsets), i, side="right") - 1)
+    while ex.sizes[j] == 0 or i >= ex.offsets[j] + ex.sizes[j]:
+        j += 1
+    return ex.call(j, _k_row, None, i)[1]
+
+
+def _k_costs(block, offset, state, st, F_delta, threshold, sigma_override, remap):
+    """Pass, step 1: every row's best existing cluster; rows beyond the threshold."""
+    labels = state["labels"] if state is not None else np.zeros(block.n, dtype=np.int64)
+    if remap is not None:
+        labels = remap[labels]
+    if block.n == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return {"labels": labels, "idx": empty, "dmin": np.zeros(0), "cand": empty}, 0
+    D = costs(block, st, F_delta, sigma_override=sigma_override)
+    idx = D.argmin(axis=1)
+    dmin = D[np.arange(block.n), idx]
+    cand = np.flatnonzero(dmin > threshold)
+    return {"labels": labels, "idx": idx, "dmin": dmin, "cand": cand}, int(cand.size)
+
+
+def _k_candidates(block, offset, state, new, threshold, F_delta, sigma_override):
+    """Pass, step 2 (one block): its candidates not covered by the clusters opened so
+    far in this pass (all opened at earlier rows), as a block of their own rows."""
+    cand = state["cand"]
+    if new is not None and cand.size:
+        c = costs(block, new, F_delta, rows=cand, sigma_override=sigma_override)
+        cand = cand[(c > threshold).all(axis=1)]
+    return state, (offset + cand, take_rows(block, cand))
+
+
+def _k_assign(block, offset, state, new, openers, K_old, F_delta, sigma_override):
+    """Pass, step 3: every row takes the best of the old clusters and of the new ones
+    opened at or before its position; the block's sufficient statistics."""
+    idx, dmin, old = state["idx"], state["dmin"], state["labels"]
+    K_tot = K_old
+    if new is None or block.n == 0:
+        labels, cost = idx, dmin
+    else:
+        K_tot = K_old + new.K
+        Dn = costs(block, new, F_delta, sigma_override=sigma_override)
+        pos = offset + np.arange(block.n)
+        Dn[openers[None, :] > pos[:, None]] = np.inf  # not yet open when visited
+        j = Dn.argmin(axis=1)
+        dj = Dn[np.arange(block.n), j]
+        better = dj < dmin  # ties keep the earlier (old) cluster, as a sequential argmin
+        labels = np.where(better, K_old + j, idx)
+        cost = np.where(better, dj, dmin)
+        t = np.flatnonzero((openers >= offset) & (openers < offset + block.n))
+        r = openers[t] - offset
+        labels[r] = K_old + t
+        cost[r] = Dn[r, t]
+    stats = block_stats(block, labels, K_tot)
+    stats["cost"] = float(cost.sum())
+    stats["pairs"] = np.unique(old * K_tot + labels)
+    return {"labels": labels, "cost": cost}, stats
+
+
+def _k_final(block, offset, state, st, F_delta, sigma_override, remap, with_nll):
+    """After the last pass: relabel, own costs (the objective) and the likelihood."""
+    labels = remap[state["labels"]] if remap is not None else state["labels"]
+    out = {"cost": 0.0, "nll": 0.0}
+    if block.n:
+        own = costs(block, st, F_delta, sigma_override=sigma_override)
+        out["cost"] = float(own[np.arange(block.n), labels].sum())
+        if with_nll:
+            out["nll"] = neg_loglik(block, st, labels)
+    return {"labels": labels}, out
+
+
+def _k_nll(block, offset, state, st):
+    return state, neg_loglik(block, st, state["labels"]) if block.n else 0.0
+
+
+def _open_clusters(data: Blocked, states, n_cand, st, threshold, consts, rng, select_all, so):
+    """Pass, step 2: the sequential new-cluster rule over the candidates, exact.
+
+    Blocks are visited in data order; each hands over its candidates not covered by
+    the clusters opened at earlier rows, which are then walked in order here (a
+    candidate opens a cluster when its cost to every cluster opened before it still
+    exceeds the threshold). Bernoulli draws happen here, in row order, so they do
+    not depend on the blocking.
+    """
+    F_delta, a0, b0 = consts["F_delta"], consts["a0"], consts["b0"]
+    vsum = st.v.sum(axis=0).astype(float)
+    K_now = st.K
+    openers: list[int] = []
+    new: State | None = None
+    for j in np.flatnonzero(n_cand):
+        states[j], (gpos, sub) = data.executor.call(
+            int(j), _k_candidates, states[j], new, threshold, F_delta, so
+        )
+        cand = np.arange(sub.n)
+        while cand.size:
+            i = int(cand[0])
+            p = (a0 * K_now + vsum) / (K_now * (a0 + b0))
+            v_new = np.ones(p.size, dtype=bool) if select_all else rng.random(p.size) < p
+            one = singleton(sub, i, v_new)
+            new = one if new is None else stack(new, one)
+            openers.append(int(gpos[i]))
+            vsum += v_new
+            K_now += 1
+            rest = cand[1:]
+            if rest.size:
+                c = costs(sub, one, F_delta, rows=rest, sigma_override=so)[:, 0]
+                cand = rest[c > threshold]
+            else:
+                cand = rest
+    return new, np.asarray(openers, dtype=np.int64)
+
+
+def _pass(data: Blocked, states, st, threshold, consts, rng, select_all, so, remap):
+    """One CAF pass over all blocks: (states, state with opened clusters appended,
+    summed statistics of the pass's assignment)."""
+    ex = data.executor
+    F_delta = consts["F_delta"]
+    states, n_cand = ex.map(_k_costs, states, st, F_delta, threshold, so, remap)
+    new, openers = None, np.zeros(0, dtype=np.int64)
+    if any(n_cand):
+        new, openers = _open_clusters(
+            data, states, np.asarray(n_cand), st, threshold, consts, rng, select_all, so
+        )
+    states, parts = ex.map(_k_assign, states, new, openers, st.K, F_delta, so)
+    tot = sum_stats(parts)
+    tot["pairs"] = np.unique(np.concatenate([p["pairs"] for p in parts]))
+    return states, (st if new is None else stack(st, new)), tot
+
+
 def caf_pass(
     data: CraftData,
     st: State,
@@ -318,50 +559,21 @@ def caf_pass(
     *,
     select_all: bool = False,
     sigma_override: float | None = None,
+    block_rows: int = BLOCK_ROWS,
 ) -> tuple[np.ndarray, State, np.ndarray]:
     """One CAF assignment pass in data order, exact to the sequential rule.
 
     Returns (labels, state with opened clusters appended, cost of each point to
     the cluster it took).
     """
-    F_delta = consts["F_delta"]
-    a0, b0 = consts["a0"], consts["b0"]
-    D = costs(data, st, F_delta, sigma_override=sigma_override)
-    idx = D.argmin(axis=1)
-    dmin = D[np.arange(data.n), idx]
-    cand = np.flatnonzero(dmin > threshold)
-    if cand.size == 0:
-        return idx, st, dmin
-    vsum = st.v.sum(axis=0).astype(float)
-    K_now = st.K
-    openers: list[int] = []
-    new: State | None = None
-    while cand.size:
-        i = int(cand[0])
-        p = (a0 * K_now + vsum) / (K_now * (a0 + b0))
-        v_new = np.ones(p.size, dtype=bool) if select_all else rng.random(p.size) < p
-        one = singleton(data, i, v_new)
-        new = one if new is None else stack(new, one)
-        openers.append(i)
-        vsum += v_new
-        K_now += 1
-        rest = cand[1:]
-        if rest.size:
-            c = costs(data, one, F_delta, rows=rest, sigma_override=sigma_override)[:, 0]
-            cand = rest[c > threshold]
-        else:
-            cand = rest
-    op = np.asarray(openers)
-    Dn = costs(data, new, F_delta, sigma_override=sigma_override)
-    Dn[op[None, :] > np.arange(data.n)[:, None]] = np.inf  # not yet open when visited
-    j = Dn.argmin(axis=1)
-    dj = Dn[np.arange(data.n), j]
-    better = dj < dmin  # ties keep the earlier (old) cluster, as a sequential argmin
-    labels = np.where(better, st.K + j, idx)
-    labels[op] = st.K + np.arange(op.size)
-    cost = np.where(better, dj, dmin)
-    cost[op] = Dn[op, np.arange(op.size)]
-    return labels, stack(st, new), cost
+    B = as_blocked(data, block_rows)
+    states, cand_state, _ = _pass(
+        B, B.executor.initial_states(), st, threshold, consts, rng, select_all, sigma_override, None
+    )
+    states = B.executor.fetch(states)
+    labels = np.concatenate([s["labels"] for s in states])
+    cost = np.concatenate([s["cost"] for s in states])
+    return labels, cand_state, cost
 
 
 def objective(
@@ -407,6 +619,7 @@ def craft_fit(
     sigma_override: float | None = None,
     feature_terms: bool = True,
     max_clusters: int | None = None,
+    with_nll: bool = False,
     rng: np.random.Generator,
 ) -> dict[str, Any]:
     """One run of CRAFT (Algorithm 1 with CAF) at a given lambda.
@@ -423,6 +636,11 @@ def craft_fit(
     the costs (``1/sqrt(2)`` turns the numeric cost into the squared Euclidean
     distance of DP-means) while selection still ranks features by their real sd;
     ``feature_terms=False`` drops the F0 / F_delta terms (threshold = lambda).
+    ``with_nll=True`` adds the negative log-likelihood (:func:`neg_loglik`) as ``nll``.
+
+    ``data`` is a :class:`CraftData` (run in row blocks of :data:`BLOCK_ROWS`) or a
+    :class:`Blocked` data set on any executor (the Dask backend): the same kernels,
+    the same random draws in the same order, hence the same fit.
     """
     consts = craft_constants(m, rho)
     if not feature_terms:
@@ -442,6 +660,7 @@ def craft_fit(
             select_all=select_all,
             sigma_override=sigma_override,
             max_clusters=max_clusters,
+            with_nll=with_nll,
             rng=rng,
         )
 
@@ -461,56 +680,90 @@ def _fit(
     select_all,
     sigma_override,
     max_clusters,
+    with_nll,
     rng,
 ):
-    D = data.P + data.Q
+    B = as_blocked(data)
+    ex = B.executor
+    if shuffle and not B.local:
+        raise ValueError(
+            "shuffle=True visits the rows in a fresh random order each pass, which needs the "
+            "data in memory; use shuffle=False (data order) with the Dask backend."
+        )
+    D = B.P + B.Q
     threshold = lam + D * consts["F0"]
-    opts = {"select_all": select_all, "sigma_override": sigma_override}
+    so = sigma_override
     # Step 1: one cluster holding every point, centred at a random data point,
     # v_1 ~ Bernoulli(m)^D, sigma_1 = 1.
-    start = int(rng.integers(data.n))
+    start = int(rng.integers(B.n))
     v1 = np.ones(D, dtype=bool) if select_all else rng.random(D) < m
-    st = singleton(data, start, v1)
-    labels = np.zeros(data.n, dtype=np.int64)
+    st = singleton(fetch_row(B, start), 0, v1)
+    states, remap = ex.initial_states(), None
+    labels = np.zeros(B.n, dtype=np.int64) if shuffle else None
     trace: list[float] = []
     converged = aborted = False
     it = 0
+    tot: dict[str, Any] = {"nk": np.array([float(B.n)])}
     for it in range(1, max_iter + 1):
-        if shuffle:
-            order = rng.permutation(data.n)
-            sub = replace(data, **_permuted(data, order))
-            new_labels_p, cand_state, cost_p = caf_pass(sub, st, threshold, consts, rng, **opts)
-            new_labels = np.empty_like(new_labels_p)
-            new_labels[order] = new_labels_p
-            cost = np.empty_like(cost_p)
-            cost[order] = cost_p
+        if shuffle:  # the same pass on the rows in a fresh random order
+            order = rng.permutation(B.n)
+            Bp = as_blocked(take_rows(B.header, order))
+            lab_p = labels[order]
+            pstates = [
+                {"labels": lab_p[a : a + n]} for a, n in zip(Bp.executor.offsets, Bp.executor.sizes)
+            ]
+            pstates, cand_state, tot = _pass(
+                Bp, pstates, st, threshold, consts, rng, select_all, so, None
+            )
+            raw = np.empty(B.n, dtype=np.int64)
+            raw[order] = np.concatenate([s["labels"] for s in pstates])
         else:
-            new_labels, cand_state, cost = caf_pass(data, st, threshold, consts, rng, **opts)
+            states, cand_state, tot = _pass(
+                B, states, st, threshold, consts, rng, select_all, so, remap
+            )
         # objective of the configuration the pass produced, with the parameters it used
         nv = cand_state.v.sum(axis=1)
-        used = np.flatnonzero(np.bincount(new_labels, minlength=cand_state.K))
+        used = np.flatnonzero(tot["nk"])
         trace.append(
-            float(cost.sum() - consts["F_delta"] * nv[new_labels].sum())
+            tot["cost"]
+            - consts["F_delta"] * float(tot["nk"] @ nv)
             + threshold * used.size
             + consts["F_delta"] * float(nv[used].sum())
         )
-        st_new, new_labels = update(data, new_labels, cand_state.K, cand_state.v, sigma_floor)
+        st_new, remap = state_from_stats(B, tot, cand_state.v, sigma_floor)
+        if shuffle:
+            labels = remap[raw]
         if select_all:
             v = np.ones_like(st_new.v)
         else:
-            v = select(data, st_new, m=m, budget=budget, eps_c=eps_c, eps_v=eps_v)
+            v = select(B, st_new, m=m, budget=budget, eps_c=eps_c, eps_v=eps_v)
         st_new = replace(st_new, v=v)
-        same = it > 1 and st_new.K == st.K and np.array_equal(new_labels, labels)
-        labels, st = new_labels, st_new
+        K_tot = cand_state.K
+        pairs = tot["pairs"]
+        same = it > 1 and st_new.K == st.K and bool(np.all(remap[pairs % K_tot] == pairs // K_tot))
+        st = st_new
         if same:
             converged = True
             break
         if max_clusters is not None and st.K > max_clusters:
             aborted = True
             break
-    trace.append(objective(data, st, labels, lam, consts, sigma_override=sigma_override))
-    return {
-        "labels": labels,
+    if shuffle:
+        states = [{"labels": labels[a : a + n]} for a, n in zip(ex.offsets, ex.sizes)]
+        remap = None
+    states, parts = ex.map(_k_final, states, st, consts["F_delta"], so, remap, with_nll)
+    nk = tot["nk"][tot["nk"] > 0]
+    nv = st.v.sum(axis=1)
+    own = float(sum(p["cost"] for p in parts))
+    trace.append(
+        own
+        - consts["F_delta"] * float(nk @ nv)
+        + threshold * st.K
+        + consts["F_delta"] * float(nv.sum())
+    )
+    out = {
+        "labels": (np.concatenate([s["labels"] for s in ex.fetch(states)]) if B.local else None),
+        "states": None if B.local else states,
         "state": st,
         "objective": np.asarray(trace),
         "n_iter": it,
@@ -519,17 +772,26 @@ def _fit(
         "consts": consts,
         "start": start,
     }
+    if with_nll:
+        out["nll"] = float(sum(p["nll"] for p in parts))
+    return out
 
 
-def _permuted(data: CraftData, order: np.ndarray) -> dict[str, Any]:
-    return {
-        "X0": data.X0[order],
-        "X0sq": data.X0sq[order],
-        "M": None if data.M is None else data.M[order],
-        "onehot": data.onehot[order],
-        "codes": data.codes[order],
-        "g0": data.g0[order],
-    }
+def fit_nll(data: CraftData | Blocked, out: dict[str, Any]) -> float:
+    """Negative log-likelihood of a finished fit (:func:`neg_loglik` over the blocks)."""
+    if "nll" in out:
+        return out["nll"]
+    if out["labels"] is not None and not isinstance(data, Blocked):
+        return neg_loglik(data, out["state"], out["labels"])
+    B = as_blocked(data)
+    states = out["states"]
+    if states is None:
+        states = [
+            {"labels": out["labels"][a : a + n]}
+            for a, n in zip(B.executor.offsets, B.executor.sizes)
+        ]
+    _, parts = B.executor.map(_k_nll, states, out["state"])
+    return float(sum(parts))
 
 
 def neg_loglik(data: CraftData, st: State, labels: np.ndarray) -> float:

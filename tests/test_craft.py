@@ -296,8 +296,10 @@ def literal_pass(brute: Brute, params, v, threshold, consts, rng, select_all=Fal
     return np.array(labels), params, np.array(v), np.array(costs), openers
 
 
+@pytest.mark.parametrize("block_rows", [16384, 7, 1])
 @pytest.mark.parametrize(("seed", "select_all"), [(0, False), (1, False), (2, True), (3, False)])
-def test_caf_pass_matches_sequential_rule(seed, select_all):
+def test_caf_pass_matches_sequential_rule(seed, select_all, block_rows):
+    """Whatever the row blocks (one, several, one row each), the pass is the sequential rule."""
     X, codes, L = mixed_data(seed, n=40)
     data = core.prepare(X, codes, L, alpha=ALPHA)
     brute = Brute(X, codes, L)
@@ -310,7 +312,13 @@ def test_caf_pass_matches_sequential_rule(seed, select_all):
     dmin = core.costs(data, st, consts["F_delta"]).min(axis=1)
     threshold = float(np.quantile(dmin, 0.75))
     got_lab, got_st, got_cost = core.caf_pass(
-        data, st, threshold, consts, np.random.default_rng(seed), select_all=select_all
+        data,
+        st,
+        threshold,
+        consts,
+        np.random.default_rng(seed),
+        select_all=select_all,
+        block_rows=block_rows,
     )
     ref_lab, ref_params, ref_v, ref_cost, openers = literal_pass(
         brute, params, v, threshold, consts, np.random.default_rng(seed), select_all=select_all
