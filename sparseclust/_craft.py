@@ -94,7 +94,7 @@ def _singleton_selection(data: core.CraftData, i: int, m: float) -> np.ndarray:
 
 
 def _farthest_first(
-    d: core.CraftData,
+    d: core.CraftData | core.Blocked,
     k: int,
     selection,
     *,
@@ -105,20 +105,14 @@ def _farthest_first(
     """The paper's farthest-first lambda on a given cost (section 4).
 
     T starts with a random point; ``k`` times the point whose smallest cost to a
-    member of T (each a singleton cluster using the features ``selection(i)``) is
-    largest is added; lambda is that cost of the last point added.
+    member of T (each a singleton cluster using the features ``selection(row)``, the
+    point given as a one-row block) is largest is added; lambda is that cost of the
+    last point added. Runs over row blocks (ties go to the earliest row).
     """
     first = int(rng.integers(d.n))
-    st = core.singleton(d, first, selection(first))
-    dmin = core.costs(d, st, F_delta, sigma_override=sigma_override)[:, 0]
-    dmin[first] = -np.inf
-    lam = np.nan
-    for _ in range(k):
-        i = int(np.argmax(dmin))
-        lam = float(dmin[i])
-        st = core.singleton(d, i, selection(i))
-        np.minimum(dmin, core.costs(d, st, F_delta, sigma_override=sigma_override)[:, 0], out=dmin)
-        dmin[i] = -np.inf
+    lam = core.farthest_first(
+        d, k, selection, first, F_delta=F_delta, sigma_override=sigma_override
+    )
     if not lam > 0:
         raise ValueError(
             f"the farthest-first heuristic gave lambda={lam:g} (fewer than k+1={k + 1} distinct "
@@ -478,7 +472,11 @@ def craft_lambda(
     consts = core.craft_constants(m, rho)
     d = prep.data
     return _farthest_first(
-        d, k, lambda i: _singleton_selection(d, i, m), F_delta=consts["F_delta"], rng=as_rng(rng)
+        d,
+        k,
+        lambda row: _singleton_selection(row, 0, m),
+        F_delta=consts["F_delta"],
+        rng=as_rng(rng),
     )
 
 
@@ -668,7 +666,7 @@ def craft(
         ff_lam = _farthest_first(
             d,
             pen.k,
-            lambda i: _singleton_selection(d, i, m),
+            lambda row: _singleton_selection(row, 0, m),
             F_delta=consts["F_delta"],
             rng=generator,
         )
@@ -713,9 +711,8 @@ def craft(
 
 # ---------------------------------------------------------------- runs & choosing
 def _fixed_run(d, settings, lam, seed) -> dict:
-    out = core.craft_fit(d, lam, rng=np.random.default_rng(seed), **settings)
+    out = core.craft_fit(d, lam, rng=np.random.default_rng(seed), with_nll=True, **settings)
     out["lam"] = lam
-    out["nll"] = core.neg_loglik(d, out["state"], out["labels"])
     return out
 
 
@@ -737,7 +734,7 @@ def _calibrated_run(d, settings, k, seed, hi, max_fits=40) -> dict:
         )
     out["lam"] = lam
     out["calibration"] = trace
-    out["nll"] = core.neg_loglik(d, out["state"], out["labels"])
+    out["nll"] = core.fit_nll(d, out)
     return out
 
 
@@ -751,17 +748,14 @@ def _restart_at(d, settings, k, seed, lam) -> dict:
     if out["state"].K != k:
         return _calibrated_run(d, settings, k, seed, 2.0 * lam, max_fits=8)
     out["lam"] = lam
-    out["nll"] = core.neg_loglik(d, out["state"], out["labels"])
+    out["nll"] = core.fit_nll(d, out)
     return out
 
 
-def _lambda_hi(d: core.CraftData, consts: dict, sigma_override: float | None = None) -> float:
+def _lambda_hi(d, consts: dict, sigma_override: float | None = None) -> float:
     """A lambda large enough for one cluster: the largest cost of a point to the
     global cluster with every feature selected, plus margin."""
-    labels = np.zeros(d.n, dtype=np.int64)
-    st, _ = core.update(d, labels, 1, np.ones((1, d.P + d.Q), dtype=bool), 0.05)
-    cost = core.costs(d, st, consts["F_delta"], sigma_override=sigma_override)
-    return float(cost.max()) * 2.0 + 1.0
+    return core.max_global_cost(d, consts["F_delta"], sigma_override) * 2.0 + 1.0
 
 
 def _calibrated_runs(d, settings, consts, k, seeds, n_jobs) -> list[dict]:

@@ -771,10 +771,74 @@ def _fit(
         "aborted": aborted,
         "consts": consts,
         "start": start,
+        "sizes": nk,
     }
     if with_nll:
         out["nll"] = float(sum(p["nll"] for p in parts))
     return out
+
+
+def _k_global_stats(block, offset, state):
+    return state, block_stats(block, np.zeros(block.n, dtype=np.int64), 1)
+
+
+def _k_max_cost(block, offset, state, st, F_delta, sigma_override):
+    if block.n == 0:
+        return state, -np.inf
+    return state, float(costs(block, st, F_delta, sigma_override=sigma_override).max())
+
+
+def max_global_cost(
+    data: CraftData | Blocked, F_delta: float, sigma_override: float | None = None
+) -> float:
+    """Largest cost of a point to the one global cluster with every feature selected."""
+    B = as_blocked(data)
+    ex = B.executor
+    _, parts = ex.map(_k_global_stats, ex.initial_states())
+    st, _ = state_from_stats(B, sum_stats(parts), np.ones((1, B.P + B.Q), dtype=bool), 0.05)
+    _, mx = ex.map(_k_max_cost, ex.initial_states(), st, F_delta, sigma_override)
+    return float(max(mx))
+
+
+def _k_farthest(block, offset, state, st, F_delta, sigma_override, taken):
+    """Farthest-first step: each row's smallest cost to the points taken so far."""
+    if block.n == 0:
+        return state, (-np.inf, -1)
+    c = costs(block, st, F_delta, sigma_override=sigma_override)[:, 0]
+    dmin = c if state is None else np.minimum(state, c)
+    if offset <= taken < offset + block.n:
+        dmin[taken - offset] = -np.inf
+    j = int(np.argmax(dmin))
+    return dmin, (float(dmin[j]), offset + j)
+
+
+def farthest_first(
+    data: CraftData | Blocked,
+    k: int,
+    selection,
+    first: int,
+    *,
+    F_delta: float,
+    sigma_override: float | None = None,
+) -> float:
+    """The cost of the ``k``-th point added by farthest-first traversal from ``first``.
+
+    ``selection(row)`` gives the features a singleton at a point (a one-row block)
+    uses. The largest smallest-cost is taken at its earliest row, as ``np.argmax``.
+    """
+    B = as_blocked(data)
+    ex = B.executor
+    states = ex.initial_states()
+    taken = first
+    lam = np.nan
+    for _ in range(k):
+        row = fetch_row(B, taken)
+        st = singleton(row, 0, selection(row))
+        states, best = ex.map(_k_farthest, states, st, F_delta, sigma_override, taken)
+        top = max(v for v, _ in best)
+        taken = next(i for v, i in best if v == top)
+        lam = top
+    return float(lam)
 
 
 def fit_nll(data: CraftData | Blocked, out: dict[str, Any]) -> float:

@@ -52,6 +52,8 @@ class ClusterResult:
     params: dict
     variables: VariableSpec
     table: ColumnTable | None = None
+    #: (cluster sizes, rows dropped) when ``labels`` is lazy (a Dask Series)
+    lazy_counts: tuple[pd.Series, int] | None = None
 
     method_name: ClassVar[str] = "Clustering"
     plot_hint: ClassVar[str] = ""
@@ -60,11 +62,15 @@ class ClusterResult:
     @cached_property
     def n_clusters(self) -> int:
         """Number of non-empty clusters."""
+        if self.lazy_counts is not None:
+            return int((self.lazy_counts[0] > 0).sum())
         return int(self.labels.dropna().nunique())
 
     @cached_property
     def sizes(self) -> pd.Series:
         """Cluster sizes, indexed by cluster label."""
+        if self.lazy_counts is not None:
+            return self.lazy_counts[0]
         s = self.labels.dropna().astype(int).value_counts().sort_index()
         s.index.name = "cluster"
         return s.rename("size")
@@ -72,11 +78,15 @@ class ClusterResult:
     @property
     def n_obs(self) -> int:
         """Rows used in the fit."""
+        if self.lazy_counts is not None:
+            return int(self.lazy_counts[0].sum())
         return int(self.labels.notna().sum())
 
     @property
     def n_dropped(self) -> int:
         """Rows dropped for missing values."""
+        if self.lazy_counts is not None:
+            return self.lazy_counts[1]
         return int(self.labels.isna().sum())
 
     # ------------------------------------------------------------------- hooks

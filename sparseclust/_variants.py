@@ -414,7 +414,7 @@ def entropy_clustering(
 
     def ff(g: np.random.Generator) -> float:
         return _farthest_first(
-            d, pen.k, lambda i: np.ones(D, bool), F_delta=0.0, sigma_override=None, rng=g
+            d, pen.k, lambda _row: np.ones(D, bool), F_delta=0.0, sigma_override=None, rng=g
         )
 
     runs, method, k_wanted = _fit_all(d, pen, settings, consts, seeds, n_jobs, ff)
@@ -602,7 +602,7 @@ def dp_rf(
         return _farthest_first(
             d,
             pen.k,
-            lambda i: _singleton_selection(d, i, m),
+            lambda row: _singleton_selection(row, 0, m),
             F_delta=consts["F_delta"],
             sigma_override=SIGMA_DP,
             rng=g,

@@ -183,7 +183,7 @@ def test_entropy_farthest_first_matches_brute_force():
     got = _farthest_first(
         d,
         3,
-        lambda i: np.ones(A.shape[1], bool),
+        lambda _row: np.ones(A.shape[1], bool),
         F_delta=0.0,
         sigma_override=None,
         rng=np.random.default_rng(7),
@@ -342,7 +342,7 @@ def test_dp_rf_farthest_first_matches_brute_force():
     got = _farthest_first(
         d,
         2,
-        lambda i: _singleton_selection(d, i, m),
+        lambda row: _singleton_selection(row, 0, m),
         F_delta=c["F_delta"],
         sigma_override=SIGMA_DP,
         rng=np.random.default_rng(3),
