@@ -15,6 +15,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+from matplotlib.ticker import FormatStrFormatter, LogLocator, MaxNLocator, NullFormatter
 
 from sparseclust import dpmeans, farthest_first_lambda, plotting
 from sparseclust.datasets import load_penguins, load_wine
@@ -42,7 +43,12 @@ fig, axs = plt.subplots(2, 2, figsize=(12, 9), layout="constrained")
 fit.plot(ax=axs[0, 0])
 fit.plot_objective(ax=axs[0, 1])
 plotting.plot_calibration(fit, ax=axs[1, 0])
+axs[1, 0].yaxis.set_major_locator(MaxNLocator(integer=True))  # cluster counts are whole
+axs[1, 0].xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))  # lambda: 10, 20, 50
+axs[1, 0].xaxis.set_major_formatter(FormatStrFormatter("%g"))
+axs[1, 0].xaxis.set_minor_formatter(NullFormatter())
 plotting.plot_profiles(fit, ax=axs[1, 1])
+fig.axes[-1].set_ylabel("z-score (numeric) / share of the level (categorical)")  # colour bar
 fig.savefig(OUT / "dpmeans_penguins.png", dpi=100)
 
 # %% [markdown]

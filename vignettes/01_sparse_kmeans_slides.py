@@ -20,6 +20,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.ticker import FormatStrFormatter, LogLocator, NullFormatter
 from sklearn.cluster import KMeans
 
 from sparseclust import kmeans_sparse_permute, sparse_kmeans, sparse_kmeans_path
@@ -32,6 +33,14 @@ OUT = Path(os.environ.get("SPARSECLUST_OUT", Path(__file__).parent / "_build"))
 OUT.mkdir(parents=True, exist_ok=True)
 SEEDS = range(3 if FAST else 20)
 warnings.simplefilter("ignore", ConvergenceWarning)  # sparcl's max_iter = 6, as the slides
+
+
+def plain_log_ticks(ax) -> None:
+    """Log x axis labelled 1, 2, 5, 10, 20, ... (no overlapping minor labels)."""
+    ax.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+    ax.xaxis.set_major_formatter(FormatStrFormatter("%g"))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+
 
 # %% [markdown]
 # ## The motivating example
@@ -143,7 +152,13 @@ print(perm)
 print(perm.summary().tables["chosen"])
 fig, axs = plt.subplots(1, 2, figsize=(11, 4.2), layout="constrained")
 perm.plot(ax=axs[0])
-perm.best.plot_weights(ax=axs[1])
+plain_log_ticks(axs[0])
+perm.best.plot_weights(ax=axs[1], label_top=0)
+axs[1].set_ylim(top=axs[1].get_ylim()[1] * 1.15)  # room for the labels
+axs[1].axvline(50.5, color="grey", linestyle="--", linewidth=1)
+for x, text in ((25, "informative (f1-f50)"), (75, "noise (f51-f100)")):
+    axs[1].text(x, 0.98, text, transform=axs[1].get_xaxis_transform(), ha="center", va="top")
+axs[1].legend(loc="center right", fontsize="small")
 fig.savefig(OUT / "sparse_tuning.png", dpi=100)
 one = sparse_kmeans(sim.data, 3, wbound=perm.best_wbound, rng=1)
 print(one.summary().tables["weights"].head(10))

@@ -19,6 +19,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.ticker import FormatStrFormatter, LogLocator, NullFormatter
 
 from sparseclust import color_dendrogram, hclust_sparse_permute, sparse_hclust
 from sparseclust.exceptions import ConvergenceWarning
@@ -88,6 +89,9 @@ with warnings.catch_warnings():
     perm = hclust_sparse_permute(sim.data, nperms=3 if FAST else 10, rng=1)
 print(perm)
 ax = perm.plot()
+ax.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))  # 2, 5, 10, 20, 50: no overlap
+ax.xaxis.set_major_formatter(FormatStrFormatter("%g"))
+ax.xaxis.set_minor_formatter(NullFormatter())
 ax.figure.savefig(OUT / "sparse_hclust_gap.png", dpi=100)
 
 # %% [markdown]
