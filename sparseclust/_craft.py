@@ -154,10 +154,25 @@ def _fit_all(
 
 
 def _conclude(
-    runs, prep, *, k, name, call, method, consts, settings, scale, keep_data, k_selection=None
+    runs,
+    prep,
+    *,
+    k,
+    name,
+    call,
+    method,
+    consts,
+    settings,
+    scale,
+    keep_data,
+    k_selection=None,
+    dask_prep=None,
 ) -> CraftResult:
     """Choose the restart to report, warn as owed, and build the result."""
     best = _choose(runs, k, prep.data, consts)
+    for r in runs:  # per-row states of the other restarts, kept on a cluster's workers
+        if r is not best:
+            core.release_states(prep.data, r)
     _finish(best, k, settings["max_iter"], name)
     return _result(
         best,
@@ -172,6 +187,7 @@ def _conclude(
         keep_data=keep_data,
         k_selection=k_selection,
         calibration=best.get("calibration"),
+        dask_prep=dask_prep,
     )
 
 
@@ -506,6 +522,9 @@ def craft(
     k_rule: str = "Tibs2001SEmax",
     n_jobs: int | None = None,
     keep_data: bool = True,
+    backend: str = "auto",
+    calibrate: str = "sample",
+    sample_rows: int = 50_000,
     rng: Any = None,
 ) -> CraftResult:
     """CRAFT clustering with cluster-specific feature selection (Garg, Rudin & Jaakkola 2016).
@@ -572,12 +591,30 @@ def craft(
     n_jobs : int, optional
         Parallel restarts with joblib.
     keep_data : bool
-        Keep the typed data on the result (profiles, summaries).
+        Keep the typed data on the result (profiles, summaries). Always False on
+        the Dask backend (the data stay on the cluster).
+    backend : {"auto", "numpy", "dask"}
+        ``"auto"``: Dask when ``x`` (or ``data=`` with a formula) is a
+        ``dask.dataframe.DataFrame``, else in memory. ``"numpy"`` computes a Dask
+        DataFrame into memory first; ``"dask"`` runs an in-memory frame through the
+        Dask backend (partitions of 1,000,000 rows). Install ``sparseclust[dask]``.
+    calibrate : {"sample", "full"}
+        Dask backend, ``k=`` without ``lam=``: calibrate lambda on an in-memory
+        random sample of ``sample_rows`` rows (default), then run every restart on
+        all rows at that lambda, re-calibrating briefly (at most 8 fits) a restart
+        that lands on another number of clusters - the one documented difference
+        from the in-memory result; ``"full"``: calibrate on all rows, which gives the
+        in-memory result exactly. The automatic choice of K (neither ``k`` nor
+        ``lam``) runs its gap statistic on the sample.
+    sample_rows : int
+        Rows of that sample.
     rng : None, int or Generator
 
     Returns
     -------
     CraftResult
+        On the Dask backend ``labels`` is a lazy Dask Series on the input's index
+        and partitions; everything else is concrete.
 
     Notes
     -----
@@ -621,15 +658,41 @@ def craft(
     n_refs = check_int("n_refs", n_refs, min=1)
     check_choice("k_rule", k_rule, ["Tibs2001SEmax", "firstSEmax", "globalmax"])
     generator = as_rng(rng)
-    table = build_table(
-        x,
-        data=data,
-        categorical=categorical,
-        numeric=numeric,
-        missing=missing,
-        missing_choices=("native", "drop", "raise"),
-        min_rows=2,
-    )
+    check_choice("backend", backend, ["auto", "numpy", "dask"])
+    check_choice("calibrate", calibrate, ["sample", "full"])
+    sample_rows = check_int("sample_rows", sample_rows, min=2)
+    x, data, lazy = _route_backend(x, data, backend)
+    dask_prep = None
+    if lazy:
+        from ._dask import prepare_dask
+
+        check_choice("missing", missing, ["native", "drop", "raise"])
+        dask_prep = prepare_dask(
+            x,
+            data,
+            categorical=categorical,
+            numeric=numeric,
+            missing=missing,
+            scale=scale,
+            alpha=alpha,
+        )
+        table = _empty_table(dask_prep["spec"])
+        prep = _Prepared(table, dask_prep["data"], dask_prep["center"], dask_prep["scale"])
+        n_obs = dask_prep["data"].n
+        keep_data = False
+        if not dask_prep["data"].local:
+            n_jobs = None  # one fit at a time; the cluster runs each one in parallel
+    else:
+        table = build_table(
+            x,
+            data=data,
+            categorical=categorical,
+            numeric=numeric,
+            missing=missing,
+            missing_choices=("native", "drop", "raise"),
+            min_rows=2,
+        )
+        n_obs = table.n_obs
     if budget == "approximate":
         eps_c = (
             0.8
@@ -640,8 +703,9 @@ def craft(
         )
     elif eps_c is not None or eps_v is not None:
         raise ValueError("eps_c / eps_v apply to budget='approximate'; got budget='fixed'.")
-    pen = resolve_penalty(lam, k, n_obs=table.n_obs, func="craft", allow_none=True)
-    prep = _prepare(table, scale, alpha)
+    pen = resolve_penalty(lam, k, n_obs=n_obs, func="craft", allow_none=True)
+    if not lazy:
+        prep = _prepare(table, scale, alpha)
     d = prep.data
     if budget == "approximate":
         if eps_v is None:
@@ -671,25 +735,39 @@ def craft(
             rng=generator,
         )
     if n_init == "auto":
-        cells = table.n_obs * len(table.names)
+        cells = n_obs * len(table.names)
         n_init = 40 if cells <= 50_000 else 20 if cells <= 500_000 else 10
     seeds = np.random.SeedSequence(int(generator.integers(2**63 - 1))).spawn(n_init)
 
     k_selection = None
+    sampled = lazy and (
+        pen.method == "auto" or (pen.method == "calibrate" and calibrate == "sample")
+    )
+    if sampled:
+        from ._dask import sample_data
+
+        sample = sample_data(dask_prep, sample_rows, np.random.default_rng(seeds[0]))
+        prep_s = _Prepared(table, sample, prep.center, prep.scale)
     if pen.method == "auto":
         k_wanted, k_selection = _gap_select(
-            prep,
+            prep_s if sampled else prep,
             settings,
             consts,
-            k_max=min(k_max, table.n_obs),
+            k_max=min(k_max, n_obs),
             n_refs=n_refs,
             seed=seeds[0],
             n_jobs=n_jobs,
             n_restarts=min(n_init, 5),
             rule=k_rule,
         )
-        runs = _calibrated_runs(d, settings, consts, k_wanted, seeds, n_jobs)
+        if sampled:
+            runs = _sample_calibrated_runs(sample, d, settings, consts, k_wanted, seeds, n_jobs)
+        else:
+            runs = _calibrated_runs(d, settings, consts, k_wanted, seeds, n_jobs)
         method = "gap"
+    elif sampled:
+        runs = _sample_calibrated_runs(sample, d, settings, consts, pen.k, seeds, n_jobs)
+        method, k_wanted = "calibrated", pen.k
     else:
         runs, method, k_wanted = _fit_all(
             d, pen, settings, consts, seeds, n_jobs, lambda _g: ff_lam
@@ -706,7 +784,66 @@ def craft(
         scale=scale,
         keep_data=keep_data,
         k_selection=k_selection,
+        dask_prep=dask_prep,
     )
+
+
+def _route_backend(x: Any, data: Any, backend: str) -> tuple[Any, Any, bool]:
+    """(x, data, run on Dask?) after ``backend=``: compute or wrap as asked."""
+    from ._dask import is_dask_collection
+
+    lazy = is_dask_collection(x) or is_dask_collection(data)
+    if backend == "numpy" and lazy:
+        x = x.compute() if is_dask_collection(x) else x
+        data = data.compute() if is_dask_collection(data) else data
+        return x, data, False
+    if backend == "dask" and not lazy:
+        try:
+            import dask.dataframe as dd
+        except ImportError as err:
+            raise ImportError(
+                "backend='dask' needs Dask: pip install 'sparseclust[dask]'."
+            ) from err
+        if isinstance(x, str):
+            data = dd.from_pandas(pd.DataFrame(data), chunksize=1_000_000)
+        else:
+            x = dd.from_pandas(_as_frame_for_dask(x), chunksize=1_000_000)
+        return x, data, True
+    return x, data, lazy
+
+
+def _as_frame_for_dask(x: Any) -> pd.DataFrame:
+    if isinstance(x, pd.DataFrame):
+        return x
+    arr = np.asarray(x)
+    if arr.ndim != 2:
+        raise ValueError(f"x must be a DataFrame or a 2-D array; got {arr.ndim} dimension(s).")
+    return pd.DataFrame(arr, columns=[f"x{j}" for j in range(arr.shape[1])])
+
+
+def _empty_table(spec) -> ColumnTable:
+    """A zero-row table carrying a spec (the Dask backend keeps its rows on the cluster)."""
+    return ColumnTable(
+        numeric=np.zeros((0, len(spec.numeric_names))),
+        codes=np.zeros((0, len(spec.categorical_names)), dtype=np.int64),
+        spec=spec,
+        index=pd.RangeIndex(0),
+        dropped=np.zeros(0, dtype=bool),
+        frame=pd.DataFrame(),
+    )
+
+
+def _sample_calibrated_runs(sample, d, settings, consts, k, seeds, n_jobs) -> list[dict]:
+    """Lambda calibrated on an in-memory sample, every restart on all rows at it
+    (re-calibrated briefly on all rows when it lands on another number of clusters)."""
+    hi = _lambda_hi(sample, consts, settings.get("sigma_override"))
+    lam_ref = None
+    for j, seed in enumerate(seeds):
+        r = _calibrated_run(sample, settings, k, seed, hi, max_fits=40 if j == 0 else 15)
+        lam_ref = r["lam"]
+        if r["state"].K == k:
+            break
+    return _parallel(n_jobs, [(_restart_at, (d, settings, k, s, lam_ref)) for s in seeds])
 
 
 # ---------------------------------------------------------------- runs & choosing
@@ -722,16 +859,24 @@ def _cluster_cap(k: int) -> int:
 
 
 def _calibrated_run(d, settings, k, seed, hi, max_fits=40) -> dict:
+    made: list[dict] = []
+
     def fit(lam):
-        return core.craft_fit(
-            d, lam, rng=np.random.default_rng(seed), max_clusters=_cluster_cap(k), **settings
+        made.append(
+            core.craft_fit(
+                d, lam, rng=np.random.default_rng(seed), max_clusters=_cluster_cap(k), **settings
+            )
         )
+        return made[-1]
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", CalibrationWarning)
         out, lam, trace = calibrate_lambda(
             fit, lambda r: r["state"].K, k, hi=hi, max_fits=max_fits, rtol=1e-3
         )
+    for other in made:
+        if other is not out:
+            core.release_states(d, other)
     out["lam"] = lam
     out["calibration"] = trace
     out["nll"] = core.fit_nll(d, out)
@@ -746,6 +891,7 @@ def _restart_at(d, settings, k, seed, lam) -> dict:
         d, lam, rng=np.random.default_rng(seed), max_clusters=_cluster_cap(k), **settings
     )
     if out["state"].K != k:
+        core.release_states(d, out)
         return _calibrated_run(d, settings, k, seed, 2.0 * lam, max_fits=8)
     out["lam"] = lam
     out["nll"] = core.fit_nll(d, out)
@@ -926,6 +1072,7 @@ def _result(
     keep_data,
     k_selection,
     calibration,
+    dask_prep=None,
 ) -> CraftResult:
     table = prep.table
     st: core.State = best["state"]
@@ -962,8 +1109,19 @@ def _result(
         index=pd.Index(range(len(runs)), name="restart"),
     )
     del P
+    lazy_counts = None
+    if dask_prep is not None:
+        from ._dask import labels_dask
+
+        labels = labels_dask(dask_prep, best)
+        sizes = pd.Series(best["sizes"].astype(np.int64), index=idx, name="size")
+        n_dropped = int(sum(int(dr.sum()) for _, dr in dask_prep["parts"]))
+        lazy_counts = (sizes, n_dropped)
+    else:
+        labels = labels_series(table, best["labels"])
     return CraftResult(
-        labels=labels_series(table, best["labels"]),
+        labels=labels,
+        lazy_counts=lazy_counts,
         n_iter=best["n_iter"],
         converged=best["converged"],
         call=call,

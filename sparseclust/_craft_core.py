@@ -841,6 +841,14 @@ def farthest_first(
     return float(lam)
 
 
+def release_states(data: CraftData | Blocked, out: dict[str, Any]) -> None:
+    """Free a finished fit's per-row states held by a remote executor."""
+    release = getattr(getattr(data, "executor", None), "release", None)
+    if release is not None and out.get("states") is not None:
+        release(out["states"])
+        out["states"] = None
+
+
 def fit_nll(data: CraftData | Blocked, out: dict[str, Any]) -> float:
     """Negative log-likelihood of a finished fit (:func:`neg_loglik` over the blocks)."""
     if "nll" in out:
@@ -854,7 +862,9 @@ def fit_nll(data: CraftData | Blocked, out: dict[str, Any]) -> float:
             {"labels": out["labels"][a : a + n]}
             for a, n in zip(B.executor.offsets, B.executor.sizes)
         ]
-    _, parts = B.executor.map(_k_nll, states, out["state"])
+    states, parts = B.executor.map(_k_nll, states, out["state"])
+    if out["states"] is not None:
+        out["states"] = states  # a remote state is consumed by the kernel that reads it
     return float(sum(parts))
 
 

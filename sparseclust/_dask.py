@@ -1,0 +1,454 @@
+"""Dask backend: the CRAFT kernels over the partitions of a Dask DataFrame.
+
+The data are read partition by partition with the variable spec of the in-memory
+front (:func:`~sparseclust._frame.transform_like`), after one pass that fixes the
+levels of every categorical variable for all partitions (a column's levels: its
+pandas categories when they are known, else its observed values sorted as the
+in-memory front sorts them). The prepared blocks are persisted once; every later
+pass maps a kernel of :mod:`sparseclust._craft_core` over them and reduces the
+small results on the driver, in partition order. With a ``distributed.Client``
+active the blocks and their per-pass states stay on the workers (futures);
+otherwise the partitions are computed into this process and the in-memory
+executor runs over them.
+"""
+
+from __future__ import annotations
+
+import operator
+import uuid
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from . import _craft_core as core
+from ._blocks import BLOCK_ROWS, LocalBlocks, block_bounds
+from ._dtypes import _sorted_levels, densify
+from ._frame import VariableSpec, build_table, transform_like
+
+__all__ = ["FutureBlocks", "is_dask_collection", "prepare_dask"]
+
+
+def is_dask_collection(x: Any) -> bool:
+    """True for a Dask DataFrame (without importing Dask when it is not in use)."""
+    mod = type(x).__module__ or ""
+    return mod.startswith("dask") and hasattr(x, "npartitions") and hasattr(x, "to_delayed")
+
+
+def _client():
+    try:
+        from distributed import get_client
+    except ImportError:  # pragma: no cover - distributed is part of the extra
+        return None
+    try:
+        return get_client()
+    except ValueError:
+        return None
+
+
+#: Per-block states of the running fits, in each worker process (key -> state).
+_STORE: dict[str, Any] = {}
+
+
+def _stateful(kernel, block, offset, key_in, key_out, *args):
+    """Run ``kernel`` on a block with the state stored under ``key_in`` (consumed);
+    store the new state under ``key_out``; return only the small result."""
+    state = _STORE.pop(key_in, None) if key_in is not None else None
+    new_state, result = kernel(block, offset, state, *args)
+    _STORE[key_out] = new_state
+    return result
+
+
+def _stored(key):
+    return _STORE.get(key)
+
+
+def _drop(keys):
+    for key in keys:
+        _STORE.pop(key, None)
+
+
+class FutureBlocks:
+    """Blocks held by a ``distributed`` cluster.
+
+    Each block's kernels run on the worker holding the block, and its state stays
+    in that worker's memory between passes (only the small results travel): one
+    task per block and pass, no copies of the rows or of the per-row states.
+    """
+
+    def __init__(self, client: Any, blocks: list[Any], sizes: list[int]) -> None:
+        self.client = client
+        self.blocks = blocks
+        self.sizes = [int(s) for s in sizes]
+        self.offsets = np.concatenate([[0], np.cumsum(self.sizes)[:-1]]).astype(np.int64).tolist()
+        self.n = int(sum(self.sizes))
+        from distributed import wait
+
+        wait(blocks)
+        who = client.who_has(blocks)
+        self.workers = [sorted(who[b.key])[0] for b in blocks]
+
+    def __len__(self) -> int:
+        return len(self.blocks)
+
+    def initial_states(self) -> list[Any]:
+        return [None] * len(self.blocks)
+
+    def _submit(self, j, kernel, state, *args):
+        key = f"sparseclust-{uuid.uuid4().hex}"
+        fut = self.client.submit(
+            _stateful,
+            kernel,
+            self.blocks[j],
+            self.offsets[j],
+            state,
+            key,
+            *args,
+            workers=[self.workers[j]],
+            allow_other_workers=False,
+            pure=False,
+        )
+        return key, fut
+
+    def map(self, kernel, states, *args):
+        subs = [self._submit(j, kernel, s, *args) for j, s in enumerate(states)]
+        results = self.client.gather([f for _, f in subs])
+        return [k for k, _ in subs], results
+
+    def call(self, j, kernel, state, *args):
+        key, fut = self._submit(j, kernel, state, *args)
+        return key, fut.result()
+
+    def state_futures(self, states):
+        return [
+            self.client.submit(_stored, key, workers=[w], allow_other_workers=False, pure=False)
+            for key, w in zip(states, self.workers)
+        ]
+
+    def fetch(self, states):
+        return self.client.gather(self.state_futures(states))
+
+    def release(self, states) -> None:
+        for key, w in zip(states, self.workers):
+            if key is not None:
+                self.client.submit(_drop, [key], workers=[w], pure=False)
+
+
+# ----------------------------------------------------------------- reading the data
+def _frame_of(x: Any, data: Any) -> tuple[Any, Any]:
+    """(formula or None, the Dask DataFrame)."""
+    if isinstance(x, str):
+        return x, data
+    return None, x
+
+
+def _part_levels(part: pd.DataFrame, spec: VariableSpec) -> dict[str, list]:
+    """Observed values of every categorical variable in one partition."""
+    t = _evaluated(part, spec)
+    out = {}
+    for c in spec.categorical_names:
+        s = densify(t[c])
+        out[c] = list(pd.unique(s.dropna().to_numpy(dtype=object)))
+    return out
+
+
+def _evaluated(part: pd.DataFrame, spec: VariableSpec) -> pd.DataFrame:
+    if spec.formula is None:
+        return part.set_axis([str(c) for c in part.columns], axis=1)
+    from ._formula import evaluate_terms
+
+    cols, _, _ = evaluate_terms(
+        spec.codes or {}, part, eval_env=spec.eval_env, formula=spec.formula, what="data"
+    )
+    return pd.DataFrame(cols, index=part.index)
+
+
+def _read_part(part: pd.DataFrame, spec: VariableSpec, missing: str) -> dict[str, Any]:
+    t = transform_like(spec, part, missing=missing)
+    return {"num": t.numeric, "codes": t.codes, "index": part.index, "dropped": t.dropped}
+
+
+def _raw_stats(raw: dict[str, Any], n_levels: list[int]) -> dict[str, Any]:
+    num, codes = raw["num"], raw["codes"]
+    obs = ~np.isnan(num)
+    x = np.where(obs, num, 0.0)
+    lv = [np.bincount(codes[:, j][codes[:, j] >= 0], minlength=L) for j, L in enumerate(n_levels)]
+    with np.errstate(invalid="ignore"):
+        lo = np.where(obs.any(axis=0), np.nanmin(np.where(obs, num, np.inf), axis=0), np.inf)
+        hi = np.where(obs.any(axis=0), np.nanmax(np.where(obs, num, -np.inf), axis=0), -np.inf)
+    return {
+        "n": num.shape[0] if num.size else codes.shape[0],
+        "cnt": obs.sum(axis=0),
+        "sum": x.sum(axis=0),
+        "lo": lo,
+        "hi": hi,
+        "levels": lv,
+    }
+
+
+def _sq_dev(raw: dict[str, Any], center: np.ndarray) -> np.ndarray:
+    num = raw["num"]
+    dev = np.where(np.isnan(num), 0.0, num - center)
+    return (dev * dev).sum(axis=0)
+
+
+def _scaled_block(raw, center, sd, n_levels, alpha, log_eta0) -> core.CraftData:
+    num = raw["num"]
+    if center is not None:
+        num = (num - center) / sd
+    d = core.prepare(num, raw["codes"], n_levels, alpha=alpha)
+    g0 = -(d.onehot @ log_eta0) if d.Q else np.zeros(d.n)
+    return core.replace(d, log_eta0=log_eta0, g0=np.asarray(g0, dtype=np.float64))
+
+
+def _block_moments(block: core.CraftData) -> tuple[np.ndarray, np.ndarray]:
+    obs = block.M if block.M is not None else np.ones_like(block.X0)
+    return obs.sum(axis=0), block.X0.sum(axis=0)
+
+
+def _block_sq_dev(block: core.CraftData, mean: np.ndarray) -> np.ndarray:
+    dev = block.X0 - mean
+    if block.M is not None:
+        dev = dev * block.M
+    return (dev * dev).sum(axis=0)
+
+
+def _with_globals(block: core.CraftData, col_mean, col_sd) -> core.CraftData:
+    return core.replace(block, col_mean=col_mean, col_sd=col_sd)
+
+
+class _Runner:
+    """``map(f, items, *args) -> list``: futures on a client, else dask.compute."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+
+    def map(self, f, items, *args, keep: bool = False):
+        if self.client is not None:
+            futs = [self.client.submit(f, it, *args, pure=False) for it in items]
+            return futs if keep else self.client.gather(futs)
+        import dask
+        from dask.delayed import Delayed
+
+        if items and isinstance(items[0], Delayed):
+            return list(dask.compute(*[dask.delayed(f)(it, *args) for it in items]))
+        return [f(it, *args) for it in items]
+
+
+def prepare_dask(
+    x: Any,
+    data: Any,
+    *,
+    categorical: Any,
+    numeric: Any,
+    missing: str,
+    scale: bool,
+    alpha: float,
+    sample_rows: int = 2000,
+) -> dict[str, Any]:
+    """Read a Dask DataFrame into persisted CRAFT blocks.
+
+    Returns ``spec`` (the variable spec, levels fixed over all partitions), ``data``
+    (a :class:`~sparseclust._craft_core.Blocked`), ``center`` / ``scale``,
+    ``index`` / ``dropped`` handles per partition, ``sizes``.
+    """
+    formula, ddf = _frame_of(x, data)
+    client = _client()
+    run = _Runner(client)
+    head = ddf.head(sample_rows, npartitions=-1, compute=True)
+    t0 = build_table(
+        formula if formula is not None else head,
+        data=head if formula is not None else None,
+        categorical=categorical,
+        numeric=numeric,
+        missing="native",
+        missing_choices=("native",),
+        allow_constant=True,
+        min_rows=1,
+    )
+    spec0 = t0.spec
+    parts = ddf.to_delayed()
+    if client is not None:  # the partitions, computed once on the workers
+        parts = client.compute(parts)
+    # 1. levels over all partitions (known pandas categories are kept as they are)
+    known = {
+        c: list(t0.levels[c])
+        for c in spec0.categorical_names
+        if spec0.formula is None
+        and c in head.columns
+        and isinstance(ddf.dtypes[c], pd.CategoricalDtype)
+        and bool(getattr(ddf[c].cat, "known", False))
+    }
+    bools = {c for c in spec0.categorical_names if list(t0.levels[c]) == [False, True]}
+    levels = dict(spec0.levels)
+    todo = [c for c in spec0.categorical_names if c not in known and c not in bools]
+    if todo:
+        found = run.map(_part_levels, parts, spec0)
+        for c in todo:
+            vals: list = []
+            seen: set = set()
+            for f in found:
+                for v in f[c]:
+                    if v not in seen:
+                        seen.add(v)
+                        vals.append(v)
+            levels[c] = pd.Index(_sorted_levels(vals), dtype=object)
+    for c, lv in known.items():
+        levels[c] = pd.Index(lv)
+    spec = core.replace(spec0, levels=levels)
+    n_levels = [len(levels[c]) for c in spec.categorical_names]
+    # 2. typed partitions, persisted
+    raws = (
+        run.map(_read_part, parts, spec, missing, keep=True)
+        if client is not None
+        else run.map(_read_part, parts, spec, missing)
+    )
+    stats = run.map(_raw_stats, raws, n_levels)
+    sizes = [s["n"] for s in stats]
+    n = int(sum(sizes))
+    P, Q = len(spec.numeric_names), len(spec.categorical_names)
+    cnt = np.sum([s["cnt"] for s in stats], axis=0) if P else np.zeros(0)
+    if n < 2:
+        raise ValueError(f"n_obs={n} must be >= 2; pass more rows.")
+    lo = np.min([s["lo"] for s in stats], axis=0) if P else np.zeros(0)
+    hi = np.max([s["hi"] for s in stats], axis=0) if P else np.zeros(0)
+    lv_counts = [np.sum([s["levels"][j] for s in stats], axis=0) for j in range(Q)]
+    empty = [c for j, c in enumerate(spec.numeric_names) if cnt[j] == 0]
+    if empty:
+        raise ValueError(f"Columns {empty} have no observed value; drop them.")
+    const = [c for j, c in enumerate(spec.numeric_names) if lo[j] == hi[j]]
+    const += [c for j, c in enumerate(spec.categorical_names) if (lv_counts[j] > 0).sum() <= 1]
+    if const:
+        raise ValueError(
+            f"Columns {const} are constant (one distinct value) and carry no clustering "
+            f"information; drop them (e.g. ddf.drop(columns={const}))."
+        )
+    center = sd = None
+    if scale and P:
+        center = np.sum([s["sum"] for s in stats], axis=0) / cnt
+        ss = np.sum(run.map(_sq_dev, raws, center), axis=0)
+        sd = np.sqrt(ss / np.maximum(cnt - 1, 1))
+        sd = np.where(sd > 0, sd, 1.0)
+    L = np.asarray(n_levels, dtype=np.int64)
+    if Q:
+        counts = np.concatenate(lv_counts).astype(np.float64)
+        level_q = np.repeat(np.arange(Q), L)
+        n_obs_q = np.array([c.sum() for c in lv_counts], dtype=np.float64)
+        log_eta0 = np.log((counts + alpha) / (n_obs_q[level_q] + alpha * L[level_q]))
+    else:
+        log_eta0 = np.zeros(0)
+    blocks = run.map(
+        _scaled_block, raws, center, sd, n_levels, alpha, log_eta0, keep=client is not None
+    )
+    # 3. the global mean and sd of the columns as clustered
+    if P:
+        mom = run.map(_block_moments, blocks)
+        c_obs = np.sum([m[0] for m in mom], axis=0)
+        col_mean = np.divide(
+            np.sum([m[1] for m in mom], axis=0), c_obs, out=np.zeros(P), where=c_obs > 0
+        )
+        ss = np.sum(run.map(_block_sq_dev, blocks, col_mean), axis=0)
+        col_sd = np.sqrt(ss / np.maximum(c_obs - 1, 1))
+    else:
+        col_mean = col_sd = np.zeros(0)
+    blocks = run.map(_with_globals, blocks, col_mean, col_sd, keep=client is not None)
+    if client is not None:
+        executor: Any = FutureBlocks(client, blocks, sizes)
+        aux = client.gather([client.submit(_index_of, r, pure=False) for r in raws])
+    else:
+        pieces, piece_sizes = [], []
+        for b in blocks:
+            for a, e in block_bounds(b.n, BLOCK_ROWS):
+                pieces.append(core.slice_rows(b, a, e))
+                piece_sizes.append(e - a)
+        executor = LocalBlocks(pieces, piece_sizes)
+        aux = [_index_of(r) for r in raws]
+    header = core.prepare(np.zeros((0, P)), np.zeros((0, Q), dtype=np.int64), n_levels, alpha=alpha)
+    header = core.replace(header, n=n, col_mean=col_mean, col_sd=col_sd, log_eta0=log_eta0)
+    return {
+        "spec": spec,
+        "data": core.Blocked(header, executor),
+        "center": center,
+        "scale": sd,
+        "parts": aux,  # per partition: (index, dropped)
+        "sizes": sizes,
+        "ddf": ddf,
+    }
+
+
+def _index_of(raw: dict[str, Any]) -> tuple[pd.Index, np.ndarray]:
+    return raw["index"], raw["dropped"]
+
+
+# ------------------------------------------------------------------------ labels
+def _label_part(index: pd.Index, dropped: np.ndarray, labels: np.ndarray) -> pd.Series:
+    out = pd.Series(pd.array(np.full(len(index), pd.NA), dtype="Int64"), index=index)
+    out.iloc[np.flatnonzero(~dropped)] = np.asarray(labels, dtype=np.int64)
+    return out.rename("cluster")
+
+
+def labels_dask(prep: dict[str, Any], out: dict[str, Any]):
+    """The fit's labels as a lazy Dask Series on the input's index and partitions."""
+    import dask
+    import dask.dataframe as dd
+
+    B: core.Blocked = prep["data"]
+    meta = pd.Series(pd.array([], dtype="Int64"), name="cluster")
+    parts = []
+    if out["states"] is not None:  # on the cluster: one state per partition
+        client = B.executor.client
+        labs = [
+            client.submit(operator.getitem, f, "labels", pure=False)
+            for f in B.executor.state_futures(out["states"])
+        ]
+        for (idx, drop), lab in zip(prep["parts"], labs):
+            parts.append(dask.delayed(_label_part)(idx, drop, lab))
+    else:
+        lab = out["labels"]
+        for (idx, drop), a, size in zip(prep["parts"], _offsets(prep["sizes"]), prep["sizes"]):
+            parts.append(dask.delayed(_label_part)(idx, drop, lab[a : a + size]))
+    ddf = prep["ddf"]
+    divisions = ddf.divisions if len(parts) == ddf.npartitions else None
+    return dd.from_delayed(parts, meta=meta, divisions=divisions, verify_meta=False)
+
+
+def _offsets(sizes: list[int]) -> list[int]:
+    return np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(int).tolist()
+
+
+def sample_data(prep: dict[str, Any], n_rows: int, rng: np.random.Generator) -> core.CraftData:
+    """An in-memory random sample of the prepared rows (same global statistics)."""
+    B: core.Blocked = prep["data"]
+    n = B.n
+    rows = np.sort(rng.choice(n, size=min(n_rows, n), replace=False))
+    ex = B.executor
+    pieces = []
+    for j, (off, size) in enumerate(zip(ex.offsets, ex.sizes)):
+        mine = rows[(rows >= off) & (rows < off + size)] - off
+        if mine.size:
+            pieces.append(ex.call(j, _k_take, None, mine)[1])
+    return _concat(pieces, B.header)
+
+
+def _k_take(block, offset, state, rows):
+    return state, core.take_rows(block, rows)
+
+
+def _concat(pieces: list[core.CraftData], header: core.CraftData) -> core.CraftData:
+    from scipy import sparse
+
+    M = (
+        None
+        if all(p.M is None for p in pieces)
+        else np.vstack([p.M if p.M is not None else np.ones_like(p.X0) for p in pieces])
+    )
+    return core.replace(
+        header,
+        n=int(sum(p.n for p in pieces)),
+        X0=np.vstack([p.X0 for p in pieces]),
+        X0sq=np.vstack([p.X0sq for p in pieces]),
+        M=M,
+        onehot=sparse.vstack([p.onehot for p in pieces]).tocsr(),
+        codes=np.vstack([p.codes for p in pieces]),
+        g0=np.concatenate([p.g0 for p in pieces]),
+    )
