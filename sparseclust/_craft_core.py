@@ -457,11 +457,10 @@ def _k_assign(block, offset, state, new, openers, K_old, F_delta, sigma_override
     """Pass, step 3: every row takes the best of the old clusters and of the new ones
     opened at or before its position; the block's sufficient statistics."""
     idx, dmin, old = state["idx"], state["dmin"], state["labels"]
-    K_tot = K_old
+    K_tot = K_old if new is None else K_old + new.K
     if new is None or block.n == 0:
         labels, cost = idx, dmin
     else:
-        K_tot = K_old + new.K
         Dn = costs(block, new, F_delta, sigma_override=sigma_override)
         pos = offset + np.arange(block.n)
         Dn[openers[None, :] > pos[:, None]] = np.inf  # not yet open when visited
@@ -838,6 +837,9 @@ def farthest_first(
         top = max(v for v, _ in best)
         taken = next(i for v, i in best if v == top)
         lam = top
+    release = getattr(ex, "release", None)
+    if release is not None:
+        release(states)
     return float(lam)
 
 

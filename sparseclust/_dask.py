@@ -55,7 +55,8 @@ def _stateful(kernel, block, offset, key_in, key_out, *args):
     store the new state under ``key_out``; return only the small result."""
     state = _STORE.pop(key_in, None) if key_in is not None else None
     new_state, result = kernel(block, offset, state, *args)
-    _STORE[key_out] = new_state
+    if new_state is not None:  # stateless kernels (a row, a maximum) leave nothing behind
+        _STORE[key_out] = new_state
     return result
 
 
@@ -173,9 +174,8 @@ def _raw_stats(raw: dict[str, Any], n_levels: list[int]) -> dict[str, Any]:
     obs = ~np.isnan(num)
     x = np.where(obs, num, 0.0)
     lv = [np.bincount(codes[:, j][codes[:, j] >= 0], minlength=L) for j, L in enumerate(n_levels)]
-    with np.errstate(invalid="ignore"):
-        lo = np.where(obs.any(axis=0), np.nanmin(np.where(obs, num, np.inf), axis=0), np.inf)
-        hi = np.where(obs.any(axis=0), np.nanmax(np.where(obs, num, -np.inf), axis=0), -np.inf)
+    lo = np.where(obs, num, np.inf).min(axis=0, initial=np.inf)
+    hi = np.where(obs, num, -np.inf).max(axis=0, initial=-np.inf)
     return {
         "n": num.shape[0] if num.size else codes.shape[0],
         "cnt": obs.sum(axis=0),

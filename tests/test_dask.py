@@ -1,0 +1,258 @@
+"""craft() on Dask DataFrames gives the in-memory result, whatever the partitioning."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from sparseclust import _craft_core as core
+from sparseclust import craft
+from sparseclust.exceptions import ConvergenceWarning
+
+dask = pytest.importorskip("dask")
+dd = pytest.importorskip("dask.dataframe")
+
+N = 20_000
+LAM = 16.0  # about three clusters on the data below
+
+
+def mixed_frame(n: int = N, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    g = rng.integers(0, 3, n)
+    df = pd.DataFrame({f"x{j}": rng.normal(size=n) + 2.0 * (g == j % 3) for j in range(4)})
+    for j in range(3):
+        noise = np.array(list("abcd"))[rng.integers(0, 4, n)]
+        df[f"c{j}"] = np.where(rng.random(n) < 0.7, np.array(list("abc"))[g], noise)
+    df["c0"] = df["c0"].astype("str")  # the pandas str dtype
+    df.loc[rng.random(n) < 0.05, "x1"] = np.nan  # missing cells, kept (missing="native")
+    df.loc[rng.random(n) < 0.05, "c2"] = None
+    df.index = pd.RangeIndex(1000, 1000 + n)  # labels must follow the caller's index
+    return df
+
+
+def partitioned(df: pd.DataFrame, cuts: list[int]):
+    """A Dask DataFrame with the given row cuts (repeated cuts give empty partitions)."""
+    bounds = [0, *cuts, len(df)]
+    pieces = [dask.delayed(df.iloc[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
+    return dd.from_delayed(pieces, meta=df.iloc[:0], verify_meta=False)
+
+
+LAYOUTS = {
+    "1 partition": [],
+    "3 uneven": [1234, 15000],
+    "7 with an empty one": [100, 3000, 3000, 9000, 12000, 19990],
+}
+
+
+def assert_same_fit(got, ref, *, rtol=1e-12):
+    assert got.n_clusters == ref.n_clusters
+    assert got.n_iter == ref.n_iter and got.converged == ref.converged
+    pd.testing.assert_frame_equal(got.selected, ref.selected)
+    lab = got.labels.compute()
+    pd.testing.assert_series_equal(lab, ref.labels)
+    pd.testing.assert_series_equal(got.sizes, ref.sizes, check_dtype=False)
+    for a, b in ((got.centers, ref.centers), (got.sds, ref.sds)):
+        np.testing.assert_allclose(a.to_numpy(), b.to_numpy(), rtol=rtol, atol=1e-13)
+    np.testing.assert_allclose(got.level_shares.to_numpy(), ref.level_shares.to_numpy(), rtol=rtol)
+    np.testing.assert_allclose(got.objective, ref.objective, rtol=rtol)
+    assert got.lam == pytest.approx(ref.lam, rel=rtol)
+    assert got.neg_loglik == pytest.approx(ref.neg_loglik, rel=rtol)
+
+
+@pytest.fixture(scope="module")
+def frame():
+    return mixed_frame()
+
+
+@pytest.fixture(scope="module")
+def reference(frame):
+    return craft(frame, m=0.5, lam=LAM, n_init=2, rng=1)
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+def test_given_lambda_equals_in_memory(frame, reference, layout):
+    ddf = partitioned(frame, LAYOUTS[layout])
+    with dask.config.set(scheduler="synchronous"):
+        got = craft(ddf, m=0.5, lam=LAM, n_init=2, rng=1)
+    assert reference.n_clusters == 3 and reference.converged
+    assert_same_fit(got, reference)
+    assert got.labels.npartitions == ddf.npartitions
+    assert got.table is None and got.n_obs == N
+
+
+def test_calibrated_k_full_equals_in_memory(frame):
+    ref = craft(frame, m=0.5, k=3, n_init=2, rng=4)
+    with dask.config.set(scheduler="synchronous"):
+        got = craft(
+            partitioned(frame, [5000, 11000]), m=0.5, k=3, n_init=2, rng=4, calibrate="full"
+        )
+    assert_same_fit(got, ref)
+    pd.testing.assert_frame_equal(got.restarts, ref.restarts, rtol=1e-12)
+
+
+def test_calibrated_on_a_sample_reaches_k(frame):
+    """The default calibration (on an in-memory sample) is the one allowed difference:
+    it reaches k and its lambda is near the full calibration's."""
+    ref = craft(frame, m=0.5, k=3, n_init=2, rng=4)
+    with dask.config.set(scheduler="synchronous"):
+        got = craft(partitioned(frame, [7000]), m=0.5, k=3, n_init=2, rng=4, sample_rows=5000)
+    assert got.n_clusters == 3
+    assert got.lam == pytest.approx(ref.lam, rel=0.25)  # any lambda in the K = 3 range
+    assert (got.restarts["n_clusters"] == 3).all()
+    assert got.calibration is not None or got.lam_method == "calibrated"
+
+
+def test_farthest_first_lambda_equals_in_memory(frame):
+    from sparseclust import craft_lambda
+
+    ref = craft_lambda(frame, m=0.5, k=3, rng=2)
+    with dask.config.set(scheduler="synchronous"):
+        got = craft(
+            partitioned(frame, [3, 9000]), m=0.5, k=3, lam="farthest_first", n_init=1, rng=2
+        )
+    assert got.lam_method == "farthest_first"
+    assert got.lam == pytest.approx(ref, rel=1e-12)
+
+
+def test_many_new_clusters_and_warnings_equal(frame):
+    """A small lambda opens many clusters per pass across partitions: the sequential
+    rule is still exact; the non-convergence warning is the same."""
+    small = frame.iloc[:3000]
+    with pytest.warns(ConvergenceWarning) as w_ref:
+        ref = craft(small, m=0.5, lam=6.0, n_init=1, rng=3, max_iter=3)
+    with dask.config.set(scheduler="synchronous"), pytest.warns(ConvergenceWarning) as w_got:
+        got = craft(
+            partitioned(small, [10, 10, 700, 2999]), m=0.5, lam=6.0, n_init=1, rng=3, max_iter=3
+        )
+    assert ref.n_clusters > 20
+    assert_same_fit(got, ref, rtol=1e-11)
+    assert [str(w.message) for w in w_got] == [str(w.message) for w in w_ref]
+
+
+def test_unknown_categories_get_sorted_levels(frame):
+    """Unknown categories are established over all partitions, sorted as in memory."""
+    df = frame.copy()
+    df["c1"] = pd.Categorical(df["c1"], categories=["d", "c", "b", "a"])
+    ddf = partitioned(df, [8000])
+    ddf["c1"] = ddf["c1"].cat.as_unknown()
+    ref = craft(frame, m=0.5, lam=LAM, n_init=1, rng=5)  # c1 as strings: sorted levels
+    with dask.config.set(scheduler="synchronous"):
+        got = craft(ddf, m=0.5, lam=LAM, n_init=1, rng=5)
+    assert list(got.variables.levels["c1"]) == ["a", "b", "c", "d"]
+    assert_same_fit(got, ref)
+
+
+def test_known_categories_keep_their_order(frame):
+    df = frame.copy()
+    df["c1"] = pd.Categorical(df["c1"], categories=["d", "c", "b", "a"])
+    ref = craft(df, m=0.5, lam=LAM, n_init=1, rng=5)
+    with dask.config.set(scheduler="synchronous"):
+        got = craft(partitioned(df, [8000]), m=0.5, lam=LAM, n_init=1, rng=5)
+    assert list(got.variables.levels["c1"]) == ["d", "c", "b", "a"]
+    assert_same_fit(got, ref)
+
+
+def test_formula_and_predict(frame):
+    ref = craft("~ . - c2", data=frame, m=0.5, k=3, n_init=1, rng=6)
+    with dask.config.set(scheduler="synchronous"):
+        got = craft(
+            "~ . - c2",
+            data=partitioned(frame, [4000]),
+            m=0.5,
+            k=3,
+            n_init=1,
+            rng=6,
+            calibrate="full",
+        )
+    assert_same_fit(got, ref)
+    new = frame.iloc[:50]
+    pd.testing.assert_series_equal(got.predict(new), ref.predict(new))
+
+
+def test_backend_switches(frame):
+    small = frame.iloc[:4000]
+    ref = craft(small, m=0.5, lam=LAM, n_init=1, rng=7)
+    with dask.config.set(scheduler="synchronous"):
+        forced = craft(small, m=0.5, lam=LAM, n_init=1, rng=7, backend="dask")
+        back = craft(partitioned(small, [1000]), m=0.5, lam=LAM, n_init=1, rng=7, backend="numpy")
+    assert_same_fit(forced, ref)
+    pd.testing.assert_series_equal(back.labels, ref.labels)
+    with pytest.raises(ValueError, match="backend"):
+        craft(small, m=0.5, lam=LAM, backend="spark")
+
+
+def test_missing_raise_and_constant_column(frame):
+    with dask.config.set(scheduler="synchronous"):
+        with pytest.raises(ValueError, match="missing"):
+            craft(partitioned(frame, [100]), m=0.5, lam=LAM, missing="raise")
+        const = frame.assign(k=1.0)
+        with pytest.raises(ValueError, match=r"\['k'\] are constant"):
+            craft(partitioned(const, [100]), m=0.5, lam=LAM)
+
+
+def test_unseen_level_in_a_later_partition_is_not_silently_recoded():
+    """A level first seen in a later partition gets its sorted place, not a new code."""
+    df = mixed_frame(4000, seed=3)
+    df.loc[df.index[-5:], "c1"] = "zz"
+    ref = craft(df, m=0.5, lam=LAM, n_init=1, rng=8)
+    with dask.config.set(scheduler="synchronous"):
+        got = craft(partitioned(df, [1000, 2000]), m=0.5, lam=LAM, n_init=1, rng=8)
+    assert list(got.variables.levels["c1"]) == ["a", "b", "c", "d", "zz"]
+    assert_same_fit(got, ref)
+
+
+def test_blocked_fit_is_independent_of_the_blocking():
+    """The in-memory path itself: any row blocks, the same fit."""
+    df = mixed_frame(5000, seed=9)
+    from sparseclust._craft import _prepare
+    from sparseclust._frame import build_table
+
+    t = build_table(df, missing="native", missing_choices=("native",))
+    d = _prepare(t, True, 0.01).data
+    outs = [
+        core.craft_fit(core.as_blocked(d, rows), LAM, m=0.5, rho=0.24, rng=np.random.default_rng(0))
+        for rows in (5000, 999, 64)
+    ]
+    for o in outs[1:]:
+        np.testing.assert_array_equal(o["labels"], outs[0]["labels"])
+        assert o["n_iter"] == outs[0]["n_iter"]
+        np.testing.assert_allclose(o["objective"], outs[0]["objective"], rtol=1e-12)
+
+
+# ------------------------------------------------------------- distributed cluster
+@pytest.fixture(scope="module")
+def client():
+    distributed = pytest.importorskip("distributed")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cluster = distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        )
+        c = distributed.Client(cluster)
+    yield c
+    c.close()
+    cluster.close()
+
+
+def test_distributed_equals_in_memory(frame, reference, client):
+    ddf = partitioned(frame, LAYOUTS["7 with an empty one"])
+    got = craft(ddf, m=0.5, lam=LAM, n_init=2, rng=1)
+    assert_same_fit(got, reference)
+    # nothing but the chosen fit's per-row states is left on the workers
+    client.run(_settle)
+    assert sum(client.run(_store_size).values()) == ddf.npartitions
+
+
+def _settle():
+    import time
+
+    time.sleep(0.2)  # let the release tasks of the other restart finish
+
+
+def _store_size():
+    from sparseclust import _dask
+
+    return len(_dask._STORE)
