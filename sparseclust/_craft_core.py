@@ -307,6 +307,19 @@ def update(
     return st, remap[labels]
 
 
+def _tie_key(x: np.ndarray, scale: np.ndarray | None = None) -> np.ndarray:
+    """Sort keys with rounding noise removed: values equal to 10 significant digits
+    (relative to ``scale`` per row, by default the row's largest magnitude) tie, and
+    ties go to the earlier feature.
+    Without this, features tied in exact arithmetic (one cluster: every
+    ``G_d - G_kd`` is 0, every sd is the global one) are ranked by ~1e-13 noise,
+    which depends on the column order and on how the sums were blocked."""
+    if scale is None:
+        scale = np.abs(x).max(axis=1) if x.size else np.ones(x.shape[0])
+    scale = np.where(scale > 0, scale, 1.0)[:, None]
+    return np.round(x / scale, 10)
+
+
 def select(
     data: CraftData, st: State, *, m: float, budget: str, eps_c: float | None, eps_v: float | None
 ) -> np.ndarray:
@@ -322,7 +335,7 @@ def select(
     if P:
         if budget == "fixed":
             n_sel = min(P, max(1, round_half_up(m * P)))
-            order = np.argsort(st.sigma, axis=1, kind="stable")[:, :n_sel]
+            order = np.argsort(_tie_key(st.sigma), axis=1, kind="stable")[:, :n_sel]
             np.put_along_axis(v[:, :P], order, True, axis=1)
         else:
             v[:, :P] = st.sigma * st.sigma < eps_v
@@ -332,7 +345,9 @@ def select(
         score = G_d - G_kd
         if budget == "fixed":
             n_sel = min(Q, max(1, round_half_up(m * Q)))
-            order = np.argsort(-score, axis=1, kind="stable")[:, :n_sel]
+            order = np.argsort(_tie_key(-score, np.abs(G_d).max(axis=1)), axis=1, kind="stable")[
+                :, :n_sel
+            ]
             sub = np.zeros((K, Q), dtype=bool)
             np.put_along_axis(sub, order, True, axis=1)
             v[:, P:] = sub

@@ -182,7 +182,8 @@ def plot_profiles(result: Any, ax: Any = None, *, max_variables: int = 40, **kwa
             labels.append(f"{var}={top} (share)")
     M = np.vstack(rows)[:max_variables]
     labels = labels[:max_variables]
-    ax = _axes(ax, figsize=(1.2 + 0.6 * len(clusters), 1.0 + 0.28 * len(labels)))
+    label_in = 0.075 * max((len(str(lab)) for lab in labels), default=0)  # room for long names
+    ax = _axes(ax, figsize=(1.6 + label_in + 0.6 * len(clusters), 1.0 + 0.28 * len(labels)))
     kwargs.setdefault("cmap", "RdBu_r")
     kwargs.setdefault("aspect", "auto")
     lim = np.nanmax(np.abs(M)) if np.isfinite(M).any() else 1.0

@@ -889,3 +889,18 @@ def test_restarts_in_parallel_equal_sequential():
     b = craft(wine, m=0.5, k=3, n_init=4, rng=1, n_jobs=2)
     pd.testing.assert_series_equal(a.labels, b.labels)
     assert a.lam == b.lam
+
+
+def test_exact_ties_go_to_the_earlier_feature():
+    """One cluster: every G_d - G_kd is 0 in exact arithmetic; rounding noise must not
+    pick the features (the documented rule: ties to the earlier feature)."""
+    from sparseclust.simulate import craft_fig2a
+
+    sim = craft_fig2a(rng=0)
+    fit = craft(sim.data, m=1 / 3, lam=1e6, rng=0, n_init=1)
+    assert fit.n_clusters == 1
+    chosen = fit.selected.columns[fit.selected.iloc[0].to_numpy()].tolist()
+    assert chosen == [f"f{j}" for j in range(1, 9)]
+    rev = craft(sim.data.iloc[:, ::-1], m=1 / 3, lam=1e6, rng=0, n_init=1)
+    chosen = rev.selected.columns[rev.selected.iloc[0].to_numpy()].tolist()
+    assert chosen == [f"f{j}" for j in range(24, 16, -1)]
