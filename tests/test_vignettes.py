@@ -22,6 +22,19 @@ FIGURES = {
         "sparse_hclust_uorth.png",
         "sparse_hclust_gap.png",
     ],
+    "03_craft_synthetic.py": [
+        "craft_fig2.png",
+        "craft_fig3.png",
+        "craft_fig4.png",
+        "craft_fig4_grid.png",
+        "craft_rho.png",
+    ],
+    "04_craft_real.py": [
+        "craft_tables.png",
+        "craft_fig5_splice.png",
+        "craft_adult_subspaces.png",
+        "craft_adult_profiles.png",
+    ],
     "05_covariate_clustering.py": ["covariate_path.png", "covariate_hierarchy.png"],
 }
 

@@ -1,0 +1,772 @@
+# %% [markdown]
+# # CRAFT on real data: the paper's Tables 1 and 2, macro-F1, Fig. 5, and Adult
+#
+# Garg, Rudin & Jaakkola (AISTATS 2016) evaluate CRAFT on five UCI data sets with known
+# classes (Bank, Spam, Splice, Wine, Monk-3), against DP-means and DP-means(R), by
+# purity and NMI (Tables 1 and 2), by macro-F1 (Wine and Spam, in the text), and
+# against DP-means(R) with CRAFT's feature selection ("DP-RF") on binarised Splice
+# (Fig. 5). This vignette reruns those comparisons with `sparseclust`, puts the
+# paper's numbers beside ours, and ends with the tour an analyst would take on a
+# mixed-type data set with missing values (Adult).
+#
+# Run as a script (`python vignettes/04_craft_real.py`); figures go to
+# `vignettes/_build/` (or `$SPARSECLUST_OUT`). `SPARSECLUST_FAST=1` runs one seed on
+# the small data sets (Wine, Monk-3), a 600-row subsample of Splice for Fig. 5 and
+# 4000 rows of Adult, in under 30 seconds. The full mode (10 seeds on every data set,
+# the whole of Splice and Adult, two worker processes) took 16 minutes on our two
+# cores while other jobs kept the load average at 3-6 (Tables 1-2: 8 minutes, Fig. 5:
+# 8 minutes, Adult: under a minute); expect less on an idle machine. The numbers
+# quoted in the text below are those of the full mode.
+
+# %%
+import os
+import time
+import warnings
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from joblib import Parallel, delayed
+
+from sparseclust import craft, dp_rf, dpmeans
+from sparseclust.datasets import load_adult, load_monk3, load_spambase, load_splice, load_wine
+from sparseclust.exceptions import SparseclustWarning
+from sparseclust.metrics import macro_f1, nmi, purity
+
+FAST = os.environ.get("SPARSECLUST_FAST") == "1"
+OUT = Path(os.environ.get("SPARSECLUST_OUT", Path(__file__).parent / "_build"))
+OUT.mkdir(parents=True, exist_ok=True)
+SEEDS = range(1 if FAST else 10)
+JOBS = 1 if FAST else 2  # worker processes; each fit itself runs on one core
+BANK = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "banknote.csv.gz"
+T_START = time.perf_counter()
+pd.set_option("display.width", 200)
+pd.set_option("display.max_columns", 30)
+
+# %% [markdown]
+# ## The paper's numbers
+# Table 1 (m = 0.5) and Table 2 (m = 0.8) of the paper, k = number of classes. M =
+# MCFS, N = NDFS (global feature selection, not in this package), DR = DP-means(R),
+# D = DP-means; DP-means does not select features, so its columns are the same in
+# both tables.
+#
+# | m = 0.5 | purity CRAFT | M | N | DR | D | NMI CRAFT | M | N | DR | D |
+# |---|---|---|---|---|---|---|---|---|---|---|
+# | Bank   | 0.67 | 0.65 | 0.59 | 0.61 | 0.61 | 0.16 | 0.06 | 0.02 | 0.03 | 0.03 |
+# | Spam   | 0.72 | 0.64 | 0.64 | 0.61 | 0.61 | 0.20 | 0.05 | 0.05 | 0.00 | 0.00 |
+# | Splice | 0.75 | 0.62 | 0.63 | 0.61 | 0.52 | 0.20 | 0.04 | 0.05 | 0.05 | 0.01 |
+# | Wine   | 0.71 | 0.72 | 0.69 | 0.66 | 0.66 | 0.47 | 0.35 | 0.47 | 0.44 | 0.44 |
+# | Monk-3 | 0.56 | 0.55 | 0.53 | 0.54 | 0.53 | 0.03 | 0.02 | 0.00 | 0.00 | 0.00 |
+#
+# | m = 0.8 | purity CRAFT | M | N | DR | D | NMI CRAFT | M | N | DR | D |
+# |---|---|---|---|---|---|---|---|---|---|---|
+# | Bank   | 0.64 | 0.61 | 0.61 | 0.61 | 0.61 | 0.08 | 0.03 | 0.03 | 0.03 | 0.03 |
+# | Spam   | 0.72 | 0.64 | 0.64 | 0.61 | 0.61 | 0.23 | 0.05 | 0.05 | 0.00 | 0.00 |
+# | Splice | 0.74 | 0.68 | 0.63 | 0.61 | 0.52 | 0.18 | 0.09 | 0.05 | 0.05 | 0.01 |
+# | Wine   | 0.82 | 0.73 | 0.69 | 0.66 | 0.66 | 0.54 | 0.42 | 0.42 | 0.44 | 0.44 |
+# | Monk-3 | 0.57 | 0.54 | 0.54 | 0.54 | 0.53 | 0.03 | 0.00 | 0.00 | 0.00 | 0.00 |
+#
+# Macro-F1 at m = 0.5 (text of section 4): Wine: CRAFT 0.55, MCFS 0.51, NDFS 0.50,
+# DP-means(R) 0.29, DP-means 0.19; Spam: CRAFT 0.65, MCFS 0.19, NDFS 0.19,
+# DP-means 0.01, DP-means(R) 0.01.
+
+# %%
+# (purity, NMI) from the paper
+PAPER_CRAFT = {
+    0.5: {
+        "Bank": (0.67, 0.16),
+        "Spam": (0.72, 0.20),
+        "Splice": (0.75, 0.20),
+        "Wine": (0.71, 0.47),
+        "Monk-3": (0.56, 0.03),
+    },
+    0.8: {
+        "Bank": (0.64, 0.08),
+        "Spam": (0.72, 0.23),
+        "Splice": (0.74, 0.18),
+        "Wine": (0.82, 0.54),
+        "Monk-3": (0.57, 0.03),
+    },
+}
+PAPER_DP = {
+    "D": {
+        "Bank": (0.61, 0.03),
+        "Spam": (0.61, 0.00),
+        "Splice": (0.52, 0.01),
+        "Wine": (0.66, 0.44),
+        "Monk-3": (0.53, 0.00),
+    },
+    "DR": {
+        "Bank": (0.61, 0.03),
+        "Spam": (0.61, 0.00),
+        "Splice": (0.61, 0.05),
+        "Wine": (0.66, 0.44),
+        "Monk-3": (0.54, 0.00),
+    },
+}
+PAPER_F1 = {  # macro-F1 at m = 0.5
+    "Wine": {"CRAFT": 0.55, "DR": 0.29, "D": 0.19},
+    "Spam": {"CRAFT": 0.65, "DR": 0.01, "D": 0.01},
+}
+MS = (0.5, 0.8)
+NO_M = 0.0  # the "m" of DP-means fits in the results table (they select no features)
+
+# %% [markdown]
+# ## The data
+# All five come with the classes the paper scores against. Spam, Splice, Wine and
+# Monk-3 ship with the package (`sparseclust.datasets`); banknote ("Bank") does not and
+# is read from the project's shared data folder when it is there. Splice keeps its four
+# nucleotide levels as a categorical variable per position (the 15 rows with ambiguous
+# IUPAC codes D/N/S/R keep them as extra levels); Monk-3's six attributes are
+# categorical; the others are numeric. CRAFT standardises numeric columns
+# (`scale=True`, its default); DP-means runs on the raw features, as in the paper.
+
+# %%
+DATA: dict[str, tuple[pd.DataFrame, pd.Series]] = {}
+if not FAST:
+    if BANK.exists():
+        bank = pd.read_csv(BANK)
+        DATA["Bank"] = (bank.drop(columns="class"), bank["class"])
+    else:
+        print(f"Bank skipped: {BANK} not found (banknote is not shipped with the package).")
+    spam = load_spambase()
+    DATA["Spam"] = (spam.drop(columns="type"), spam["type"])
+    splice = load_splice()
+    DATA["Splice"] = (splice.drop(columns="class"), splice["class"])
+else:
+    print("FAST mode: Wine and Monk-3 only, one seed (Bank, Spam, Splice in the full mode).")
+wine = load_wine()
+DATA["Wine"] = (wine.drop(columns="class"), wine["class"])
+monk = load_monk3()
+DATA["Monk-3"] = (monk.drop(columns="class"), monk["class"])
+
+overview = pd.DataFrame(
+    [
+        {
+            "data": name,
+            "n": X.shape[0],
+            "features": X.shape[1],
+            "categorical": int(sum(not pd.api.types.is_numeric_dtype(X[c]) for c in X)),
+            "k (classes)": y.nunique(),
+            "majority share": y.value_counts(normalize=True).max(),
+        }
+        for name, (X, y) in DATA.items()
+    ]
+).set_index("data")
+print(overview.round(3))
+
+# %% [markdown]
+# ## The protocol (as `benchmarks/craft_paper_tables.py`)
+# For each data set, m in {0.5, 0.8} and seed (`rng = 0 .. 9`):
+#
+# * **CRAFT, k calibrated**: `craft(X, m=m, k=k, rng=seed)`: lambda is bisected until
+#   the converged clustering has exactly k clusters, the best of `n_init="auto"`
+#   restarts (by likelihood) is kept;
+# * **CRAFT, farthest-first lambda** (the paper's own protocol, section 4):
+#   `craft(X, m=m, k=k, lam="farthest_first", rng=seed)`: starting from a random
+#   point, k times the point farthest (in CRAFT cost) from those already chosen is
+#   added, and lambda is the cost of the last one (`craft_lambda`); the algorithm is
+#   then free to open as many clusters as that lambda allows, so we report the K it
+#   produced;
+# * **DP-means (D)**: `dpmeans(X, k=k)` (start at the global mean, deterministic) and
+#   `dpmeans(X, lam="farthest_first", k=k)`;
+# * **DP-means(R) (DR)**: `dpmeans(X, k=k, init="random", rng=seed)` and the same with
+#   `lam="farthest_first"`.
+#
+# Warnings (a calibration that cannot reach k, a run that hits `max_iter`) are
+# recorded per fit and listed after the tables rather than silenced.
+
+
+# %%
+def fit_one(method: str, variant: str, name: str, X, y, m, seed) -> dict:
+    """One fit of the tables' protocol and its scores (method: CRAFT, D or DR)."""
+    k = int(y.nunique())
+    kw = {"lam": "farthest_first"} if variant == "farthest-first" else {}
+    t0 = time.perf_counter()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", SparseclustWarning)
+        if method == "CRAFT":
+            fit = craft(X, m=m, k=k, rng=seed, n_jobs=1, keep_data=False, **kw)
+        elif method == "DR":
+            fit = dpmeans(X, k=k, init="random", rng=seed, keep_data=False, **kw)
+        else:
+            fit = dpmeans(X, k=k, keep_data=False, **kw)
+    return {
+        "method": method,
+        "variant": variant,
+        "data": name,
+        "m": NO_M if m is None else m,
+        "seed": seed,
+        "purity": purity(y, fit.labels),
+        "nmi": nmi(y, fit.labels),
+        "f1": macro_f1(y, fit.labels),
+        "K": fit.n_clusters,
+        "k": k,
+        "seconds": time.perf_counter() - t0,
+        "warnings": [
+            f"{w.category.__name__}: {str(w.message)[:90]}"
+            for w in caught
+            if issubclass(w.category, SparseclustWarning)
+        ],
+    }
+
+
+tasks = []
+for name in sorted(DATA, key=lambda n: -DATA[n][0].size):  # heavy data sets first
+    X, y = DATA[name]
+    for variant in ("calibrated", "farthest-first"):
+        for m in MS:
+            tasks += [("CRAFT", variant, name, X, y, m, s) for s in SEEDS]
+        tasks.append(("D", variant, name, X, y, None, None))
+        tasks += [("DR", variant, name, X, y, None, s) for s in SEEDS]
+t0 = time.perf_counter()
+res = pd.DataFrame(Parallel(n_jobs=JOBS)(delayed(fit_one)(*t) for t in tasks))
+print(f"{len(tasks)} fits in {time.perf_counter() - t0:.0f} s on {JOBS} worker(s)")
+
+
+# %%
+def sd(s: pd.Series) -> float:
+    return float(s.std(ddof=1)) if len(s) > 1 else 0.0
+
+
+def pm(mean: float, s: float) -> str:
+    return f"{mean:.3f} ± {s:.3f}"
+
+
+S = res.groupby(["method", "variant", "data", "m"]).agg(
+    purity=("purity", "mean"),
+    purity_sd=("purity", sd),
+    nmi=("nmi", "mean"),
+    nmi_sd=("nmi", sd),
+    f1=("f1", "mean"),
+    f1_sd=("f1", sd),
+    K=("K", "mean"),
+    K_min=("K", "min"),
+    K_max=("K", "max"),
+    seeds=("K", "size"),
+)
+
+
+def cell(method: str, variant: str, name: str, m: float = NO_M) -> pd.Series:
+    return S.loc[(method, variant, name, m)]
+
+
+def craft_table(m: float) -> pd.DataFrame:
+    rows = []
+    for name in DATA:
+        for metric, j in (("purity", 0), ("NMI", 1)):
+            key = metric.lower()
+            paper = PAPER_CRAFT[m][name][j]
+            c, f = cell("CRAFT", "calibrated", name, m), cell("CRAFT", "farthest-first", name, m)
+            rows.append(
+                {
+                    "data": name,
+                    "metric": metric,
+                    "paper": paper,
+                    "k-calibrated": pm(c[key], c[f"{key}_sd"]),
+                    "diff": round(c[key] - paper, 3),
+                    "farthest-first": pm(f[key], f[f"{key}_sd"]),
+                    "diff ff": round(f[key] - paper, 3),
+                    "ff K mean [range]": f"{f['K']:.1f} [{f['K_min']}-{f['K_max']}]",
+                }
+            )
+    return pd.DataFrame(rows).set_index(["data", "metric"])
+
+
+# %% [markdown]
+# ## Table 1 (m = 0.5) and Table 2 (m = 0.8): CRAFT, ours beside the paper's
+# Mean ± sd over seeds; diff = ours - paper; "ff K" = the number of clusters the
+# farthest-first lambda produced (k-calibrated fits always have K = k).
+
+# %%
+for m, label in ((0.5, "Table 1"), (0.8, "Table 2")):
+    print(f"\n{label}: CRAFT, m = {m}, purity and NMI ({len(SEEDS)} seed(s))")
+    print(craft_table(m).to_string())
+
+
+# %% [markdown]
+# ## DP-means and DP-means(R), ours beside the paper's
+# D starts at the global mean and is deterministic (one fit); DR starts at a random
+# data point (mean ± sd over seeds). "cal" = k calibrated, "ff" = farthest-first lambda;
+# K is the number of clusters each produced (mean over seeds for DR).
+
+
+# %%
+def dp_table() -> pd.DataFrame:
+    rows = []
+    for name in DATA:
+        for metric, j in (("purity", 0), ("NMI", 1)):
+            key = metric.lower()
+            row = {"data": name, "metric": metric}
+            for method in ("D", "DR"):
+                row[f"paper {method}"] = PAPER_DP[method][name][j]
+                for variant, short in (("calibrated", "cal"), ("farthest-first", "ff")):
+                    c = cell(method, variant, name)
+                    row[f"{method} {short}"] = pm(c[key], c[f"{key}_sd"])
+                    row[f"{method} {short} K"] = round(c["K"], 1)
+                row[f"diff {method} cal"] = round(
+                    cell(method, "calibrated", name)[key] - row[f"paper {method}"], 3
+                )
+            rows.append(row)
+    return pd.DataFrame(rows).set_index(["data", "metric"])
+
+
+print(dp_table().to_string())
+
+# %%
+missed = res[(res["variant"] == "calibrated") & (res["K"] != res["k"])]
+print(
+    f"k-calibrated fits that did not reach k: {len(missed)} of "
+    f"{(res['variant'] == 'calibrated').sum()}"
+    + (
+        " (" + ", ".join(sorted(set(missed["method"] + " on " + missed["data"]))) + ")"
+        if len(missed)
+        else ""
+    )
+)
+w = res.explode("warnings").dropna(subset=["warnings"])
+if len(w):
+    print("Warnings recorded during the fits (count per method, data set and message):")
+    print(w.groupby(["method", "variant", "data", "warnings"]).size().to_string())
+else:
+    print("No warnings were raised by the fits.")
+
+# %% [markdown]
+# ### Reading Tables 1 and 2
+# What the full run shows (10 seeds; the same picture as
+# `benchmarks/craft_paper_tables.py`, see `benchmarks/README.md`):
+#
+# * **With k calibrated, CRAFT lands below the paper's purity on Bank, Spam, Splice and
+#   Monk-3**: .606 / .594 on Bank (m = 0.5 / 0.8) against .67 / .64, .656 / .627 on Spam
+#   against .72 / .72, .709 / .688 on Splice against .75 / .74, .528 on Monk-3 against
+#   .56 / .57; NMI on Bank and Spam is far below the paper's too (Spam at m = 0.8: .03
+#   against .23). On Bank, Spam and Monk-3 every seed ends in the same partition (sd 0),
+#   so the gap is not noise: at exactly k clusters the partition CRAFT's own objective
+#   prefers is less pure than the paper's. Bank at m = 0.8 shows it directly: 9 of the
+#   10 farthest-first fits also end with 2 clusters, at purity .683 and NMI .20, but
+#   that partition's negative log-likelihood is 1857 against 1056 for the calibrated
+#   fit's (purity .594). On Monk-3 the best-likelihood partition has the majority
+#   share as its purity (.528) and NMI 0.
+# * **With the paper's own protocol (farthest-first lambda) the paper's numbers are
+#   reached or beaten, but mostly at K > k**: on Bank (m = 0.5) and Spam that lambda
+#   opens 3-4 clusters on average (up to 11 on Bank), and purity rises with the number
+#   of clusters (it is not adjusted for K): .719 on Bank and .787 / .796 on Spam. The
+#   paper's tables say the number of clusters "was chosen to be same as the number of
+#   classes", yet its heuristic only targets "an approximate number of desired
+#   clusters"; our two protocols bracket its numbers.
+# * **Wine**: at K = 3, CRAFT beats the paper on purity and NMI (.835 / .898 against
+#   .71 / .82 with k calibrated) but with a large per-seed sd (0.06-0.08 calibrated,
+#   0.13-0.14 farthest-first), while the paper reports "low variance across runs".
+# * **Splice** (four-level encoding): purity .04-.05 below the paper, NMI about twice
+#   the paper's (.37-.42 against .18-.20), at exactly 3 clusters with both protocols.
+#   The binarised encoding the paper describes is in the Fig. 5 section below.
+# * **DP-means** reproduces the paper's D column within 0.03 with k calibrated. On
+#   Monk-3 no lambda gives 2 clusters (the calibration returns 1, purity = majority
+#   share .528, with a `CalibrationWarning`), and with the farthest-first lambda D finds
+#   only one cluster on Bank, Spam and Monk-3. DR is within .03 everywhere with k
+#   calibrated (Splice .588 against .61, where 3 of 10 seeds reach only 2 clusters).
+
+# %% [markdown]
+# ## Ours against the paper, as a picture
+# One row per data set; the paper's CRAFT (black diamond) and DP-means(R) (grey open
+# square) beside ours (error bars: ± 1 sd over seeds). Farthest-first points are
+# labelled with the mean K they produced when it is not k.
+
+# %%
+fig, axs = plt.subplots(2, 2, figsize=(13, 8.5), layout="constrained", sharex="row", sharey=True)
+names = list(DATA)
+ypos = np.arange(len(names))
+for col, m in enumerate(MS):
+    for row, (metric, j) in enumerate((("purity", 0), ("nmi", 1))):
+        ax = axs[row, col]
+        series = [
+            ("paper CRAFT", -0.3, [PAPER_CRAFT[m][n][j] for n in names], None, "kD", False),
+            (
+                "CRAFT, k calibrated",
+                -0.15,
+                [cell("CRAFT", "calibrated", n, m)[metric] for n in names],
+                [cell("CRAFT", "calibrated", n, m)[f"{metric}_sd"] for n in names],
+                "C0o",
+                True,
+            ),
+            (
+                "CRAFT, farthest-first lambda",
+                0.0,
+                [cell("CRAFT", "farthest-first", n, m)[metric] for n in names],
+                [cell("CRAFT", "farthest-first", n, m)[f"{metric}_sd"] for n in names],
+                "C1^",
+                True,
+            ),
+            ("paper DP-means(R)", 0.15, [PAPER_DP["DR"][n][j] for n in names], None, "s", False),
+            (
+                "DP-means(R), k calibrated",
+                0.3,
+                [cell("DR", "calibrated", n)[metric] for n in names],
+                [cell("DR", "calibrated", n)[f"{metric}_sd"] for n in names],
+                "s",
+                True,
+            ),
+        ]
+        for label, dy, vals, err, fmt, filled in series:
+            color = "0.45" if "DP-means" in label else None
+            ax.errorbar(
+                vals,
+                ypos + dy,
+                xerr=err,
+                fmt=fmt,
+                color=color,
+                mfc=None if filled else "none",
+                ms=7,
+                capsize=3,
+                label=label,
+            )
+        for i, n in enumerate(names):
+            c = cell("CRAFT", "farthest-first", n, m)
+            if abs(c["K"] - DATA[n][1].nunique()) > 1e-9:
+                ax.annotate(
+                    f"K={c['K']:.1f}",
+                    (c[metric] + c[f"{metric}_sd"], i),
+                    xytext=(4, -3),
+                    textcoords="offset points",
+                    fontsize=8,
+                    color="C1",
+                )
+        for i in ypos[:-1]:
+            ax.axhline(i + 0.5, color="0.85", lw=0.8)
+        ax.set_yticks(ypos, names)
+        ax.grid(axis="x", alpha=0.3)
+        ax.set_xlabel("purity" if metric == "purity" else "NMI")
+        table = "Table 1" if m == 0.5 else "Table 2"
+        ax.set_title(f"{table} (m = {m}): {'purity' if metric == 'purity' else 'NMI'}")
+axs[0, 0].invert_yaxis()  # shared y: first data set on top in every panel
+handles, labels = axs[0, 0].get_legend_handles_labels()
+fig.legend(handles, labels, loc="outside lower center", ncols=5, frameon=False)
+fig.suptitle(f"CRAFT on real data: ours (mean ± sd over {len(SEEDS)} seed(s)) vs the paper")
+fig.savefig(OUT / "craft_tables.png", dpi=100, bbox_inches="tight")
+plt.close(fig)
+
+# %% [markdown]
+# ## Macro-F1 at m = 0.5 (paper: CRAFT .55 on Wine, .65 on Spam)
+# `sparseclust.metrics.macro_f1` matches clusters to classes one to one (Hungarian) and
+# averages the per-class F1. The paper does not say how it matched. In the full run
+# CRAFT meets the paper on Spam (.655 with k calibrated, against .65) and beats it on
+# Wine (.834 ± .071 calibrated, .728 ± .184 farthest-first, against .55). Our DP-means
+# scores are far above the paper's: .53 (D) and .58 (DR) on Wine against .19 and .29,
+# and .38 on Spam against .01. The paper's .01 is hard to obtain under any one-to-one
+# matching at K = 2: DP-means puts nearly every e-mail in one cluster (purity .607, the
+# majority share .606), and that still scores F1 near .76 for the majority class and
+# near 0 for the other, .38 on average.
+
+# %%
+rows = []
+for name, paper in PAPER_F1.items():
+    if name not in DATA:
+        print(f"macro-F1 on {name}: skipped in FAST mode")
+        continue
+    c = cell("CRAFT", "calibrated", name, 0.5)
+    f = cell("CRAFT", "farthest-first", name, 0.5)
+    rows.append(
+        {
+            "data": name,
+            "paper CRAFT": paper["CRAFT"],
+            "CRAFT k-calibrated": pm(c["f1"], c["f1_sd"]),
+            "diff": round(c["f1"] - paper["CRAFT"], 3),
+            "CRAFT ff": pm(f["f1"], f["f1_sd"]),
+            "diff ff": round(f["f1"] - paper["CRAFT"], 3),
+            "paper DR": paper["DR"],
+            "DR calibrated": pm(
+                cell("DR", "calibrated", name)["f1"], cell("DR", "calibrated", name)["f1_sd"]
+            ),
+            "paper D": paper["D"],
+            "D calibrated": round(cell("D", "calibrated", name)["f1"], 3),
+        }
+    )
+print(pd.DataFrame(rows).set_index("data").to_string())
+
+# %% [markdown]
+# ## Fig. 5: CRAFT against DP-RF on binarised Splice
+# The paper binarises Splice ("feature values 1 and 2 [A, C] -> 0, 3 and 4 [G, T] ->
+# 1"; the 15 rows with ambiguous codes have no binary value and are dropped, leaving
+# 3175) and compares CRAFT with DP-RF, DP-means(R) with CRAFT's feature-selection term
+# and the squared Euclidean distance kept (`sparseclust.dp_rf`). Its caption reads
+# "Purity (a-c) and NMI (d-f) results on Splice", "for different values of m", and the
+# text says results were included "only up to 10 clusters". We read this as: each of
+# the three columns is one value of m, with the number of clusters on the x-axis,
+# purity on top and NMI below. The sub-captions giving the three values of m are not
+# in our copy of the paper, so the panels use m = 0.2, 0.5 and 0.8 (the two values of
+# Tables 1-2 and a low one). A fourth column shows the same scores against m at K = 3
+# (the number of classes), m = 0.2 to 0.8.
+#
+# Protocol: k calibrated for both methods (so each point sits at the K its fits
+# have), K = 2, 3, 4, 6, 8, 10, and the same number of restarts for both (`n_init=5`;
+# calibrating CRAFT on the 3175 x 60 binary data costs 1-26 s per fit with 10
+# restarts on our two shared cores, most at low m and large K). CRAFT runs on the
+# bool columns (categorical, entropy cost), DP-RF on the same columns as 0/1 numbers.
+# Mean ± sd over 3 seeds (FAST: a 600-row subsample, K = 2-4, one seed, 3 restarts).
+
+
+# %%
+def binarised_splice() -> tuple[pd.DataFrame, pd.Series]:
+    """Splice as in the paper's Fig. 5: A,C -> False, G,T -> True (rows with D/N/S/R dropped)."""
+    df = load_splice()
+    X = df.drop(columns="class")
+    code = {"A": False, "C": False, "G": True, "T": True}
+    ok = X.apply(lambda s: s.astype(str).isin(list(code))).all(axis=1)
+    Xb = X[ok].apply(lambda s: s.astype(str).map(code).astype(bool)).reset_index(drop=True)
+    return Xb, df.loc[ok, "class"].reset_index(drop=True)
+
+
+Xb, yb = binarised_splice()
+if FAST:
+    keep = Xb.sample(600, random_state=0).index
+    Xb, yb = Xb.loc[keep], yb.loc[keep]
+print(f"binarised Splice: {Xb.shape[0]} rows x {Xb.shape[1]} bool columns")
+M_PANELS = (0.2, 0.5, 0.8)
+M_CURVE = M_PANELS if FAST else (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
+KS = (2, 3, 4) if FAST else (2, 3, 4, 6, 8, 10)
+SEEDS5 = range(1 if FAST else 3)
+N_INIT5 = 3 if FAST else 5
+
+
+def fig5_one(method: str, m: float, k: int, seed: int, X: pd.DataFrame, y: pd.Series) -> dict:
+    """One CRAFT or DP-RF fit on binarised Splice."""
+    t0 = time.perf_counter()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", SparseclustWarning)
+        if method == "CRAFT":
+            fit = craft(X, m=m, k=k, n_init=N_INIT5, rng=seed, n_jobs=1, keep_data=False)
+        else:
+            fit = dp_rf(
+                X.astype(int), m=m, k=k, n_init=N_INIT5, rng=seed, n_jobs=1, keep_data=False
+            )
+    return {
+        "method": method,
+        "m": m,
+        "k": k,
+        "seed": seed,
+        "K": fit.n_clusters,
+        "purity": purity(y, fit.labels),
+        "nmi": nmi(y, fit.labels),
+        "seconds": time.perf_counter() - t0,
+        "warnings": len([w for w in caught if issubclass(w.category, SparseclustWarning)]),
+    }
+
+
+grid = {(m, k) for m in M_PANELS for k in KS} | {(m, 3) for m in M_CURVE}
+tasks5 = [
+    (method, m, k, s, Xb, yb)
+    for (m, k) in sorted(grid, key=lambda t: -t[1])
+    for s in SEEDS5
+    for method in ("CRAFT", "DP-RF")
+]
+t0 = time.perf_counter()
+r5 = pd.DataFrame(Parallel(n_jobs=JOBS)(delayed(fig5_one)(*t) for t in tasks5))
+print(f"{len(tasks5)} fits in {time.perf_counter() - t0:.0f} s on {JOBS} worker(s)")
+F5 = r5.groupby(["method", "m", "k"]).agg(
+    purity=("purity", "mean"),
+    purity_sd=("purity", sd),
+    nmi=("nmi", "mean"),
+    nmi_sd=("nmi", sd),
+    K=("K", "mean"),
+)
+miss5 = r5[r5["K"] != r5["k"]]
+print(
+    f"fits that did not reach k: {len(miss5)} of {len(r5)}"
+    + (
+        " (" + ", ".join(f"{r.method} m={r.m} k={r.k} -> K={r.K}" for r in miss5.itertuples()) + ")"
+        if len(miss5)
+        else ""
+    )
+)
+wide = F5[["purity", "nmi"]].unstack("method").round(3)
+wide.columns = [f"{metric} {method}" for metric, method in wide.columns]
+print("\nFig. 5 panels (mean over seeds):")
+print(wide.loc[[(m, k) for m in M_PANELS for k in KS]].to_string())
+print("\nAgainst m at K = 3:")
+print(wide.loc[[(m, 3) for m in M_CURVE]].droplevel("k").to_string())
+
+# %%
+fig, axs = plt.subplots(2, 4, figsize=(17, 7.5), layout="constrained", sharey="row")
+styles = {"CRAFT": ("C0", "o"), "DP-RF": ("C3", "s")}
+for row, (metric, ylabel) in enumerate((("purity", "purity"), ("nmi", "NMI"))):
+    for col, m in enumerate(M_PANELS):
+        ax = axs[row, col]
+        for method, (color, marker) in styles.items():
+            d = F5.loc[(method, m)].loc[list(KS)]
+            ax.errorbar(
+                d.index,
+                d[metric],
+                yerr=d[f"{metric}_sd"],
+                color=color,
+                marker=marker,
+                capsize=3,
+                label=method,
+            )
+        ax.axvline(3, color="0.6", ls=":", lw=1)
+        ax.set_xticks(list(KS))
+        ax.set_xlabel("number of clusters K")
+        ax.set_title(f"({'abc'[col] if row == 0 else 'def'[col]}) {ylabel}, m = {m}")
+        ax.grid(alpha=0.3)
+    ax = axs[row, 3]
+    for method, (color, marker) in styles.items():
+        d = F5.xs(3, level="k").loc[method].loc[list(M_CURVE)]
+        ax.errorbar(
+            d.index,
+            d[metric],
+            yerr=d[f"{metric}_sd"],
+            color=color,
+            marker=marker,
+            capsize=3,
+            label=method,
+        )
+    ax.set_xlabel("m (fraction of features per cluster)")
+    ax.set_title(f"{ylabel} against m, K = 3")
+    ax.grid(alpha=0.3)
+    axs[row, 0].set_ylabel(ylabel)
+axs[0, 0].legend(loc="best")
+fig.suptitle(
+    f"Fig. 5 redone: binarised Splice ({len(Xb)} rows), CRAFT vs DP-RF "
+    f"(mean ± sd over {len(SEEDS5)} seed(s); dotted line: K = 3 classes)"
+)
+fig.savefig(OUT / "craft_fig5_splice.png", dpi=100, bbox_inches="tight")
+plt.close(fig)
+
+# %% [markdown]
+# ### Reading Fig. 5
+# The paper's claim is qualitative: "CRAFT outperforms extended DP-means(R) in terms of
+# both purity and NMI". The full run agrees at m = 0.5 and 0.8: CRAFT is above DP-RF
+# at every K from 2 to 10 on both scores (e.g. at m = 0.5, K = 3: purity .728 against
+# .597, NMI .354 against .189). It does not agree at m = 0.2: there the two are level
+# or DP-RF is ahead (purity .52-.62 for CRAFT against .60-.63, and CRAFT's NMI falls to
+# .05 at K = 8-10). Against m at K = 3, CRAFT leads from m = 0.4 up and ties at 0.2-0.3.
+# (We have not established why a small budget of 12 of the 60 positions per cluster
+# hurts CRAFT more than DP-RF here.)
+#
+# Compared with the paper's single Splice row (CRAFT .75 / .74 purity at m = 0.5 /
+# 0.8), binarised Splice at K = 3 gives .728 and .606 here (5 restarts per fit); the
+# tables' protocol with 20 restarts gives less at m = 0.5 (about .60 in
+# `benchmarks/README.md`): more restarts find partitions of higher likelihood, not of
+# higher purity. The per-seed spread is large (error bars), so three seeds give only
+# a rough curve. Two DP-RF fits (m = 0.5, k = 8 and 10) ended one cluster above k (no
+# restart reached k, printed above); they are plotted at the k asked for.
+
+# %% [markdown]
+# ## The analyst's tour: Adult (mixed types, missing values)
+# 48,842 census records, 6 numeric and 8 categorical variables; `workclass`,
+# `occupation` and `native-country` have missing cells (7.4% of rows). The
+# formula leaves out `income`, the answer we score against (columns with a hyphen,
+# such as `education-num`, are fine under `.`). We hold out a tenth of the rows (FAST:
+# 3000 rows to fit, 1000 held out) to show `predict`.
+#
+# **Missing values are handled natively** (`missing="native"`, the default): a missing
+# cell adds nothing to the point's cost for any cluster, so the point is assigned by
+# its observed variables, and it is left out of the cluster statistics (means, sds,
+# level shares). No row is dropped and nothing is imputed. `missing="drop"` drops
+# incomplete rows (labels `<NA>`), `missing="raise"` refuses them.
+
+# %%
+adult = load_adult()
+print("missing cells per column:", adult.isna().sum()[lambda s: s > 0].to_dict())
+if FAST:
+    adult = adult.sample(4000, random_state=0)
+train = adult.sample(frac=0.75 if FAST else 0.9, random_state=1)
+new = adult.drop(train.index)
+print(
+    f"fit on {len(train)} rows ({train.isna().any(axis=1).sum()} with a missing cell); {len(new)} held out"
+)
+t0 = time.perf_counter()
+fit = craft("~ . - income", data=train, m=0.5, k=2, rng=0, n_jobs=JOBS)
+print(f"craft: {time.perf_counter() - t0:.1f} s")
+print(fit)
+
+# %%
+print(fit.summary())
+
+# %% [markdown]
+# In the full run (43,958 rows) both clusters select marital status, occupation,
+# relationship and sex, and the split is the married household against the rest:
+# cluster 0 is 91% "Married-civ-spouse" and 81% "Husband", cluster 1 is 61%
+# "Never-married" and half women. Cluster 1 also selects `capital-gain` and
+# `capital-loss`, because they are almost all zero there: a selected numeric feature
+# is one with a small spread in the cluster (the sd is floored at `sigma_floor` =
+# 5% of the overall sd). This is the structure CRAFT finds in the census variables,
+# and it lines up with income only in part: 43.5% of cluster 0 earns >50K against 4.6%
+# of cluster 1, so NMI is about .19, but purity equals the majority share (.762): at
+# k = 2 both clusters have a majority of "<=50K", and purity cannot reward the split.
+# `predict` on the held-out rows gives the same picture (NMI .19). (On the FAST
+# subsample the calibrated fit may settle on another split, led by education and the
+# capital columns, with NMI near 0: at k = 2 several partitions have similar
+# likelihoods.)
+
+# %%
+pred = fit.predict(new)
+scores = pd.DataFrame(
+    {
+        "purity": [purity(train["income"], fit.labels), purity(new["income"], pred)],
+        "NMI": [nmi(train["income"], fit.labels), nmi(new["income"], pred)],
+        "majority share": [
+            train["income"].value_counts(normalize=True).max(),
+            new["income"].value_counts(normalize=True).max(),
+        ],
+    },
+    index=[f"fitted rows ({len(train)})", f"held-out rows, predict() ({len(new)})"],
+)
+print(scores.round(3))
+print("\nincome share by cluster (fitted rows):")
+print(pd.crosstab(fit.labels, train["income"], normalize="index").round(3))
+print(f"\nrows dropped: {fit.n_dropped}; every row has a cluster: {fit.labels.notna().all()}")
+print("\nheld-out rows with missing cells, and the cluster predict() gives them:")
+show = new[new.isna().any(axis=1)].head(5)
+print(
+    show[
+        [
+            "age",
+            "workclass",
+            "occupation",
+            "marital-status",
+            "relationship",
+            "sex",
+            "native-country",
+        ]
+    ]
+    .assign(cluster=pred.loc[show.index])
+    .to_string()
+)
+
+# %% [markdown]
+# For comparison, `missing="drop"` fits on complete rows only; the dropped rows get
+# `<NA>` labels (scored here with `dropna=True`). In the full run it drops 3294 of the
+# 43,958 rows and finds the same kind of split (purity .753, NMI .186 on the rows it
+# kept); the native handling keeps those rows and assigns them by what they show.
+
+# %%
+fit_drop = craft("~ . - income", data=train, m=0.5, k=2, rng=0, n_jobs=JOBS, missing="drop")
+print(
+    f"missing='drop': {fit_drop.n_dropped} rows dropped, purity "
+    f"{purity(train['income'], fit_drop.labels, dropna=True):.3f}, NMI "
+    f"{nmi(train['income'], fit_drop.labels, dropna=True):.3f} on the complete rows"
+)
+
+# %%
+fig, ax = plt.subplots(figsize=(8, 3), layout="constrained")
+fit.plot_subspaces(ax=ax)
+ax.set_title("Adult: features CRAFT selected per cluster (m = 0.5, k = 2)")
+fig.savefig(OUT / "craft_adult_subspaces.png", dpi=100, bbox_inches="tight")
+plt.close(fig)
+# plot_profiles' default figure is too narrow for Adult's long level names (matplotlib
+# then warns that constrained layout collapsed); give it an Axes of a sensible size.
+fig, ax = plt.subplots(figsize=(7, 6.5), layout="constrained")
+fit.plot_profiles(ax=ax)
+sizes = fit.labels.value_counts().sort_index()
+ax.set_title("Adult: CRAFT cluster profiles\n(cluster sizes " + ", ".join(map(str, sizes)) + ")")
+ax.set_xlabel("cluster")
+fig.axes[-1].set_ylabel("numeric: mean as z-score; categorical: share of the top level")
+fig.savefig(OUT / "craft_adult_profiles.png", dpi=100, bbox_inches="tight")
+plt.close(fig)
+
+# %%
+print(f"total time: {time.perf_counter() - T_START:.0f} s ({'FAST' if FAST else 'full'} mode)")
