@@ -242,14 +242,14 @@ def test_distributed_equals_in_memory(frame, reference, client):
     got = craft(ddf, m=0.5, lam=LAM, n_init=2, rng=1)
     assert_same_fit(got, reference)
     # nothing but the chosen fit's per-row states is left on the workers
-    client.run(_settle)
-    assert sum(client.run(_store_size).values()) == ddf.npartitions
-
-
-def _settle():
     import time
 
-    time.sleep(0.2)  # let the release tasks of the other restart finish
+    for _ in range(100):  # the release tasks of the other restart run asynchronously
+        left = sum(client.run(_store_size).values())
+        if left == ddf.npartitions:
+            break
+        time.sleep(0.1)
+    assert left == ddf.npartitions
 
 
 def _store_size():
