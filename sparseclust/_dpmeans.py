@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
+from ._blocks import LocalBlocks
 from ._format import call_string, fmt
 from ._frame import ColumnTable, build_table, transform_like
 from ._lambda import calibrate_lambda, resolve_penalty
@@ -111,52 +112,132 @@ def dp_pass(
     centres at once; only the candidates (min > lam) are walked in order, each opener
     removing the later candidates within ``lam`` of it; finally every point takes the
     nearest of the old centres and the new ones opened at or before its position.
+    (The pass of :func:`dpmeans_core`, through the same block kernels.)
 
     Returns ``(labels, new_centers)`` where ``new_centers`` stacks old + opened centres.
     """
-    idx, dmin = nearest(X, centers, x_norm=x_norm)
+    B = as_dp_blocks(X)
+    ex = B.executor
+    state = [{"labels": np.zeros(B.n, dtype=np.int64), "x_norm": x_norm}]
+    states, res = ex.map(_dk_pass, state, centers, lam, None, centers)
+    new, openers = None, np.zeros(0, dtype=np.int64)
+    if res[0][0]:
+        new, openers = _dp_open(B, states, np.array([res[0][0]]), lam)
+    states, _ = ex.map(_dk_assign, states, new, openers, centers.shape[0])
+    labels = states[0]["labels"]
+    return labels, centers if new is None else np.vstack([centers, new])
+
+
+class DPBlocks:
+    """A DP-means design matrix as row blocks on an executor (see :mod:`sparseclust._blocks`).
+
+    In memory the whole matrix is one block; the Dask backend holds one block per
+    partition on the workers. Both run the kernels below.
+    """
+
+    def __init__(self, executor: Any, p: int) -> None:
+        self.executor = executor
+        self.n = executor.n
+        self.p = p
+
+
+def as_dp_blocks(X: np.ndarray | DPBlocks) -> DPBlocks:
+    if isinstance(X, DPBlocks):
+        return X
+    return DPBlocks(LocalBlocks([X], [X.shape[0]]), X.shape[1])
+
+
+def _dk_sum(Xb, off, state):
+    return state, Xb.sum(axis=0)
+
+
+def _dk_row(Xb, off, state, i):
+    return state, Xb[i - off].copy()
+
+
+def _dk_pass(Xb, off, state, centers, lam, remap, prev_centers):
+    """Pass, step 1: nearest old centre, rows beyond lambda; and the objective part
+    of the previous update (its labels with the centres now in use)."""
+    if state is None:
+        state = {"labels": np.zeros(Xb.shape[0], dtype=np.int64), "x_norm": None}
+    labels = state["labels"] if remap is None else remap[state["labels"]]
+    xn = state["x_norm"]
+    if xn is None:
+        xn = np.einsum("ij,ij->i", Xb, Xb)
+    obj = _row_sq_dist(Xb, prev_centers, labels).sum() if Xb.shape[0] else 0.0
+    if Xb.shape[0]:
+        idx, dmin = nearest(Xb, centers, x_norm=xn)
+    else:
+        idx, dmin = np.zeros(0, dtype=np.int64), np.zeros(0)
     cand = np.flatnonzero(dmin > lam)
-    if cand.size == 0:
-        return idx, centers
-    openers = []
-    while cand.size:
-        i = cand[0]
-        openers.append(i)
-        rest = cand[1:]
-        diff = X[rest] - X[i]
-        cand = rest[np.einsum("ij,ij->i", diff, diff) > lam]
-    openers = np.asarray(openers)
-    new = X[openers]
-    j, dj = nearest(X, new, available_from=openers, x_norm=x_norm)
-    dj[openers[j] > np.arange(X.shape[0])] = np.inf  # rows that see no new centre yet
-    # A point sees a new centre only from its opener on; ties keep the earlier (old)
-    # cluster, as a sequential argmin does.
-    better = dj < dmin
-    labels = np.where(better, centers.shape[0] + j, idx)
-    labels[openers] = centers.shape[0] + np.arange(openers.size)
-    return labels, np.vstack([centers, new])
+    new_state = {"labels": labels, "x_norm": xn, "idx": idx, "dmin": dmin, "cand": cand}
+    return new_state, (int(cand.size), float(obj))
 
 
-def _relabel_means(X: np.ndarray, labels: np.ndarray, K: int) -> tuple[np.ndarray, np.ndarray]:
-    """Drop empty clusters (order kept) and return (labels 0..K'-1, means)."""
-    counts = np.bincount(labels, minlength=K)
-    keep = np.flatnonzero(counts)
-    remap = np.full(K, -1)
-    remap[keep] = np.arange(keep.size)
-    labels = remap[labels]
-    member = sparse.csr_matrix(
-        (np.ones(labels.size), (labels, np.arange(labels.size))), shape=(keep.size, labels.size)
-    )
-    return labels, np.asarray(member @ X) / counts[keep][:, None]
+def _dk_candidates(Xb, off, state, new, lam):
+    """Pass, step 2 (one block): candidates farther than lambda from every centre
+    opened so far in this pass (exact squared distances)."""
+    cand = state["cand"]
+    if new is not None and cand.size:
+        keep = np.ones(cand.size, dtype=bool)
+        for c in new:
+            diff = Xb[cand] - c
+            keep &= np.einsum("ij,ij->i", diff, diff) > lam
+        cand = cand[keep]
+    return state, (off + cand, Xb[cand])
 
 
-def objective_value(X: np.ndarray, labels: np.ndarray, centers: np.ndarray, lam: float) -> float:
-    """sum_i ||x_i - mu_{z_i}||^2 + lam * K."""
-    return float(_row_sq_dist(X, centers, labels).sum() + lam * centers.shape[0])
+def _dk_assign(Xb, off, state, new, openers, K_old):
+    """Pass, step 3: nearest of the old centres and of the new ones opened at or
+    before each row; the block's counts and sums per cluster."""
+    idx, dmin, old = state["idx"], state["dmin"], state["labels"]
+    K_tot = K_old if new is None else K_old + new.shape[0]
+    n = Xb.shape[0]
+    if new is None or n == 0:
+        labels = idx
+    else:
+        local = openers - off
+        j, dj = nearest(Xb, new, available_from=local, x_norm=state["x_norm"])
+        dj[local[j] > np.arange(n)] = np.inf  # rows that see no new centre yet
+        better = dj < dmin  # ties keep the earlier (old) cluster
+        labels = np.where(better, K_old + j, idx)
+        t = np.flatnonzero((local >= 0) & (local < n))
+        labels[local[t]] = K_old + t
+    counts = np.bincount(labels, minlength=K_tot).astype(np.float64)
+    member = sparse.csr_matrix((np.ones(n), (labels, np.arange(n))), shape=(K_tot, n))
+    sums = np.asarray(member @ Xb)
+    pairs = np.unique(old * K_tot + labels)
+    return {"labels": labels, "x_norm": state["x_norm"]}, (counts, sums, pairs)
+
+
+def _dk_final(Xb, off, state, centers, remap):
+    labels = state["labels"] if remap is None else remap[state["labels"]]
+    obj = _row_sq_dist(Xb, centers, labels).sum() if Xb.shape[0] else 0.0
+    return {"labels": labels, "x_norm": state["x_norm"]}, float(obj)
+
+
+def _dp_open(B: DPBlocks, states, n_cand, lam):
+    """The sequential new-cluster rule over the candidates of all blocks, in order."""
+    openers: list[int] = []
+    new: np.ndarray | None = None
+    for j in np.flatnonzero(n_cand):
+        states[j], (gpos, rows) = B.executor.call(int(j), _dk_candidates, states[j], new, lam)
+        cand = np.arange(rows.shape[0])
+        opened = []
+        while cand.size:
+            i = cand[0]
+            opened.append(i)
+            rest = cand[1:]
+            diff = rows[rest] - rows[i]
+            cand = rest[np.einsum("ij,ij->i", diff, diff) > lam]
+        if opened:
+            openers.extend(int(g) for g in gpos[opened])
+            new = rows[opened] if new is None else np.vstack([new, rows[opened]])
+    return new, np.asarray(openers, dtype=np.int64)
 
 
 def dpmeans_core(
-    X: np.ndarray,
+    X: np.ndarray | DPBlocks,
     lam: float,
     *,
     init: str = "mean",
@@ -171,68 +252,133 @@ def dpmeans_core(
     ones), then become the means of their points; empty clusters are dropped.
     Converged when a pass changes no assignment (with ``init="random"`` not at the
     first pass, whose starting centre is not the mean of its cluster).
+
+    ``X`` may also be a :class:`DPBlocks` (row blocks on any executor, e.g. Dask
+    partitions): the same kernels, the same fit; ``labels`` is then None and the
+    per-block states are returned as ``states``.
     """
     # Small per-pass matrix products: a multi-threaded BLAS is slower here (measured
     # 2x on 2 cores), so each fit runs single-threaded.
     with single_blas_thread():
-        return _dpmeans_loop(X, lam, init=init, max_iter=max_iter, rng=rng)
+        return _dpmeans_loop(as_dp_blocks(X), lam, init=init, max_iter=max_iter, rng=rng)
 
 
 def _dpmeans_loop(
-    X: np.ndarray, lam: float, *, init: str, max_iter: int, rng: np.random.Generator | None
+    B: DPBlocks, lam: float, *, init: str, max_iter: int, rng: np.random.Generator | None
 ) -> dict[str, Any]:
-    n = X.shape[0]
-    x_norm = np.einsum("ij,ij->i", X, X)
+    ex = B.executor
+    n = B.n
+    states = ex.initial_states()
     if init == "mean":
-        centers = X.mean(axis=0, keepdims=True)
+        _, sums = ex.map(_dk_sum, states)
+        centers = (np.sum(sums, axis=0) / n)[None, :] if len(sums) > 1 else sums[0][None] / n
     else:
-        centers = X[[as_rng(rng).integers(n)]].copy()
-    labels = np.zeros(n, dtype=np.int64)
-    path = [objective_value(X, labels, centers, lam)]
+        centers = _fetch(B, int(as_rng(rng).integers(n)))[None, :]
+    path: list[float] = []
+    prev, remap = centers, None
     converged = False
     it = 0
     for it in range(1, max_iter + 1):
-        new_labels, cand_centers = dp_pass(X, centers, lam, x_norm)
-        new_labels, new_centers = _relabel_means(X, new_labels, cand_centers.shape[0])
+        states, res = ex.map(_dk_pass, states, centers, lam, remap, prev)
+        path.append(float(sum(r[1] for r in res)) + lam * prev.shape[0])
+        new, openers = None, np.zeros(0, dtype=np.int64)
+        n_cand = np.array([r[0] for r in res])
+        if n_cand.any():
+            new, openers = _dp_open(B, states, n_cand, lam)
+        K_old = centers.shape[0]
+        states, parts = ex.map(_dk_assign, states, new, openers, K_old)
+        counts = np.sum([p[0] for p in parts], axis=0)
+        sums = np.sum([p[1] for p in parts], axis=0) if len(parts) > 1 else parts[0][1]
+        pairs = np.unique(np.concatenate([p[2] for p in parts]))
+        K_tot = counts.size
+        keep = np.flatnonzero(counts)
+        remap = np.full(K_tot, -1, dtype=np.int64)
+        remap[keep] = np.arange(keep.size)
+        new_centers = sums[keep] / counts[keep][:, None]
         # With init="random" the starting centre is a data point, not the mean of the
         # starting assignment (everything in cluster 0), so an unchanged first pass is no
         # fixed point yet: the centre moves to the mean, and the next pass may open clusters.
         same = (
             (it > 1 or init == "mean")
             and new_centers.shape[0] == centers.shape[0]
-            and np.array_equal(new_labels, labels)
+            and bool(np.all(remap[pairs % K_tot] == pairs // K_tot))
         )
-        labels, centers = new_labels, new_centers
-        path.append(objective_value(X, labels, centers, lam))
+        prev = centers = new_centers
         if same:
             converged = True
             break
+    states, objs = ex.map(_dk_final, states, centers, remap)
+    path.append(float(sum(objs)) + lam * centers.shape[0])
+    local = isinstance(ex, LocalBlocks)
     return {
-        "labels": labels,
+        "labels": np.concatenate([s["labels"] for s in ex.fetch(states)]) if local else None,
+        "states": None if local else states,
         "centers": centers,
         "objective_path": np.asarray(path),
         "n_iter": it,
         "converged": converged,
+        "sizes": counts[keep],
     }
 
 
+def _fetch(B: DPBlocks, i: int) -> np.ndarray:
+    ex = B.executor
+    j = int(np.searchsorted(np.asarray(ex.offsets), i, side="right") - 1)
+    while ex.sizes[j] == 0 or i >= ex.offsets[j] + ex.sizes[j]:
+        j += 1
+    return ex.call(j, _dk_row, None, i)[1]
+
+
+def _dk_far(Xb, off, state, point, taken):
+    if Xb.shape[0] == 0:
+        return state, (-np.inf, -1)
+    diff = Xb - point
+    d = np.einsum("ij,ij->i", diff, diff)
+    dmin = d if state is None else np.minimum(state, d)
+    j = int(dmin.argmax())
+    return dmin, (float(dmin[j]), off + j)
+
+
 def farthest_first_core(
-    X: np.ndarray, k: int, *, start: str = "mean", rng: np.random.Generator | None = None
+    X: np.ndarray | DPBlocks, k: int, *, start: str = "mean", rng: np.random.Generator | None = None
 ) -> float:
     """Farthest-first lambda on an array (see :func:`farthest_first_lambda`)."""
+    B = as_dp_blocks(X)
+    ex = B.executor
+    states = ex.initial_states()
     if start == "mean":
-        first = X.mean(axis=0)
+        _, sums = ex.map(_dk_sum, states)
+        first = np.sum(sums, axis=0) / B.n if len(sums) > 1 else sums[0] / B.n
     else:
-        first = X[as_rng(rng).integers(X.shape[0])]
-    diff = X - first
-    dmin = np.einsum("ij,ij->i", diff, diff)
+        first = _fetch(B, int(as_rng(rng).integers(B.n)))
+    states, best = ex.map(_dk_far, states, first, -1)
     lam = np.nan
     for _ in range(k - 1):
-        i = int(dmin.argmax())
-        lam = float(dmin[i])
-        diff = X - X[i]
-        np.minimum(dmin, np.einsum("ij,ij->i", diff, diff), out=dmin)
-    return lam
+        top = max(v for v, _ in best)
+        i = next(g for v, g in best if v == top)
+        lam = top
+        states, best = ex.map(_dk_far, states, _fetch(B, i), i)
+    release = getattr(ex, "release", None)
+    if release is not None:
+        release(states)
+    return float(lam)
+
+
+def _dk_max_dev(Xb, off, state, mean):
+    if Xb.shape[0] == 0:
+        return state, 0.0
+    diff = Xb - mean
+    return state, float(np.einsum("ij,ij->i", diff, diff).max())
+
+
+def max_sq_dev(X: np.ndarray | DPBlocks) -> float:
+    """Largest squared distance of a row to the global mean."""
+    B = as_dp_blocks(X)
+    ex = B.executor
+    _, sums = ex.map(_dk_sum, ex.initial_states())
+    mean = np.sum(sums, axis=0) / B.n if len(sums) > 1 else sums[0] / B.n
+    _, m = ex.map(_dk_max_dev, ex.initial_states(), mean)
+    return float(max(m))
 
 
 # ------------------------------------------------------------------------ result
@@ -549,8 +695,7 @@ def dpmeans(
             )
         out = fit(lam_value)
     else:
-        diff = X - X.mean(axis=0)
-        hi = 4.0 * float(np.einsum("ij,ij->i", diff, diff).max()) + 1e-12
+        hi = 4.0 * max_sq_dev(X) + 1e-12
         out, lam_value, calibration = calibrate_lambda(
             fit, lambda r: r["centers"].shape[0], pen.k, hi=hi
         )
