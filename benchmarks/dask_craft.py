@@ -95,9 +95,11 @@ def main() -> None:
     )
     del d_m, out
 
-    environ = {} if args.malloc == "default" else {"MALLOC_TRIM_THRESHOLD_": str(2**40)}
+    environ = dict(dask.config.get("distributed.nanny.pre-spawn-environ"))  # keeps OMP_NUM_THREADS=1
+    if args.malloc == "unset":
+        environ["MALLOC_TRIM_THRESHOLD_"] = str(2**40)
     rows_per = args.rows // args.partitions
-    with dask.config.set({"distributed.nanny.pre-spawn-environ": environ} if environ else {}):
+    with dask.config.set({"distributed.nanny.pre-spawn-environ": environ}):
         with (
             LocalCluster(
                 n_workers=2,

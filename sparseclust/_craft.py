@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from . import _craft_core as core
+from ._dask import route_backend
 from ._format import call_string, fmt
 from ._frame import ColumnTable, build_table, transform_like
 from ._lambda import calibrate_lambda, resolve_penalty
@@ -661,7 +662,7 @@ def craft(
     check_choice("backend", backend, ["auto", "numpy", "dask"])
     check_choice("calibrate", calibrate, ["sample", "full"])
     sample_rows = check_int("sample_rows", sample_rows, min=2)
-    x, data, lazy = _route_backend(x, data, backend)
+    x, data, lazy = route_backend(x, data, backend)
     dask_prep = None
     if lazy:
         from ._dask import prepare_dask
@@ -786,39 +787,6 @@ def craft(
         k_selection=k_selection,
         dask_prep=dask_prep,
     )
-
-
-def _route_backend(x: Any, data: Any, backend: str) -> tuple[Any, Any, bool]:
-    """(x, data, run on Dask?) after ``backend=``: compute or wrap as asked."""
-    from ._dask import is_dask_collection
-
-    lazy = is_dask_collection(x) or is_dask_collection(data)
-    if backend == "numpy" and lazy:
-        x = x.compute() if is_dask_collection(x) else x
-        data = data.compute() if is_dask_collection(data) else data
-        return x, data, False
-    if backend == "dask" and not lazy:
-        try:
-            import dask.dataframe as dd
-        except ImportError as err:
-            raise ImportError(
-                "backend='dask' needs Dask: pip install 'sparseclust[dask]'."
-            ) from err
-        if isinstance(x, str):
-            data = dd.from_pandas(pd.DataFrame(data), chunksize=1_000_000)
-        else:
-            x = dd.from_pandas(_as_frame_for_dask(x), chunksize=1_000_000)
-        return x, data, True
-    return x, data, lazy
-
-
-def _as_frame_for_dask(x: Any) -> pd.DataFrame:
-    if isinstance(x, pd.DataFrame):
-        return x
-    arr = np.asarray(x)
-    if arr.ndim != 2:
-        raise ValueError(f"x must be a DataFrame or a 2-D array; got {arr.ndim} dimension(s).")
-    return pd.DataFrame(arr, columns=[f"x{j}" for j in range(arr.shape[1])])
 
 
 def _empty_table(spec) -> ColumnTable:

@@ -25,8 +25,9 @@ from . import _craft_core as core
 from ._blocks import BLOCK_ROWS, LocalBlocks, block_bounds
 from ._dtypes import _sorted_levels, densify
 from ._frame import VariableSpec, build_table, transform_like
+from ._threads import single_blas_thread
 
-__all__ = ["FutureBlocks", "is_dask_collection", "prepare_dask"]
+__all__ = ["FutureBlocks", "is_dask_collection", "prepare_dask", "prepare_dask_dp", "route_backend"]
 
 
 def is_dask_collection(x: Any) -> bool:
@@ -54,7 +55,8 @@ def _stateful(kernel, block, offset, key_in, key_out, *args):
     """Run ``kernel`` on a block with the state stored under ``key_in`` (consumed);
     store the new state under ``key_out``; return only the small result."""
     state = _STORE.pop(key_in, None) if key_in is not None else None
-    new_state, result = kernel(block, offset, state, *args)
+    with single_blas_thread():  # the kernels' products are small; threads only contend
+        new_state, result = kernel(block, offset, state, *args)
     if new_state is not None:  # stateless kernels (a row, a maximum) leave nothing behind
         _STORE[key_out] = new_state
     return result
@@ -133,6 +135,37 @@ class FutureBlocks:
         for key, w in zip(states, self.workers):
             if key is not None:
                 self.client.submit(_drop, [key], workers=[w], pure=False)
+
+
+def route_backend(x: Any, data: Any, backend: str) -> tuple[Any, Any, bool]:
+    """(x, data, run on Dask?) after ``backend=``: compute or wrap as asked."""
+    lazy = is_dask_collection(x) or is_dask_collection(data)
+    if backend == "numpy" and lazy:
+        x = x.compute() if is_dask_collection(x) else x
+        data = data.compute() if is_dask_collection(data) else data
+        return x, data, False
+    if backend == "dask" and not lazy:
+        try:
+            import dask.dataframe as dd
+        except ImportError as err:
+            raise ImportError(
+                "backend='dask' needs Dask: pip install 'sparseclust[dask]'."
+            ) from err
+        if isinstance(x, str):
+            data = dd.from_pandas(pd.DataFrame(data), chunksize=1_000_000)
+        else:
+            x = dd.from_pandas(_as_frame_for_dask(x), chunksize=1_000_000)
+        return x, data, True
+    return x, data, lazy
+
+
+def _as_frame_for_dask(x: Any) -> pd.DataFrame:
+    if isinstance(x, pd.DataFrame):
+        return x
+    arr = np.asarray(x)
+    if arr.ndim != 2:
+        raise ValueError(f"x must be a DataFrame or a 2-D array; got {arr.ndim} dimension(s).")
+    return pd.DataFrame(arr, columns=[f"x{j}" for j in range(arr.shape[1])])
 
 
 # ----------------------------------------------------------------- reading the data
@@ -235,22 +268,24 @@ class _Runner:
         return [f(it, *args) for it in items]
 
 
-def prepare_dask(
+def read_dask(
     x: Any,
     data: Any,
     *,
     categorical: Any,
     numeric: Any,
     missing: str,
-    scale: bool,
-    alpha: float,
+    allow_constant: bool = False,
     sample_rows: int = 2000,
 ) -> dict[str, Any]:
-    """Read a Dask DataFrame into persisted CRAFT blocks.
+    """Read a Dask DataFrame into typed partitions (numeric block + integer codes).
 
-    Returns ``spec`` (the variable spec, levels fixed over all partitions), ``data``
-    (a :class:`~sparseclust._craft_core.Blocked`), ``center`` / ``scale``,
-    ``index`` / ``dropped`` handles per partition, ``sizes``.
+    The kinds are detected on the first ``sample_rows`` rows with the in-memory
+    front; the levels of every categorical variable are then fixed over all
+    partitions; every partition is read with that one spec (unknown values,
+    unsupported dtypes and infinite values raise as in memory) and kept on the
+    workers (or computed here without a client). Returns the spec, the typed
+    partitions (``raws``), their column statistics and per-partition index/dropped.
     """
     formula, ddf = _frame_of(x, data)
     client = _client()
@@ -318,17 +353,73 @@ def prepare_dask(
         raise ValueError(f"Columns {empty} have no observed value; drop them.")
     const = [c for j, c in enumerate(spec.numeric_names) if lo[j] == hi[j]]
     const += [c for j, c in enumerate(spec.categorical_names) if (lv_counts[j] > 0).sum() <= 1]
-    if const:
+    if const and not allow_constant:
         raise ValueError(
             f"Columns {const} are constant (one distinct value) and carry no clustering "
             f"information; drop them (e.g. ddf.drop(columns={const}))."
         )
+    aux = (
+        client.gather([client.submit(_index_of, r, pure=False) for r in raws])
+        if client is not None
+        else [_index_of(r) for r in raws]
+    )
+    return {
+        "spec": spec,
+        "raws": raws,
+        "run": run,
+        "client": client,
+        "n": n,
+        "sizes": sizes,
+        "cnt": cnt,
+        "sum": np.sum([s["sum"] for s in stats], axis=0) if P else np.zeros(0),
+        "lv_counts": lv_counts,
+        "n_levels": n_levels,
+        "parts": aux,  # per partition: (index, dropped)
+        "ddf": ddf,
+    }
+
+
+def _center_scale(rd: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+    """Column means and sds (ddof=1) of the numeric variables over all rows."""
+    cnt = rd["cnt"]
+    center = rd["sum"] / cnt
+    ss = np.sum(rd["run"].map(_sq_dev, rd["raws"], center), axis=0)
+    sd = np.sqrt(ss / np.maximum(cnt - 1, 1))
+    return center, np.where(sd > 0, sd, 1.0)
+
+
+def _executor(rd: dict[str, Any], blocks: list[Any], split: Any = None) -> Any:
+    if rd["client"] is not None:
+        return FutureBlocks(rd["client"], blocks, rd["sizes"])
+    if split is None:
+        return LocalBlocks(blocks, rd["sizes"])
+    pieces, piece_sizes = split(blocks)
+    return LocalBlocks(pieces, piece_sizes)
+
+
+def prepare_dask(
+    x: Any,
+    data: Any,
+    *,
+    categorical: Any,
+    numeric: Any,
+    missing: str,
+    scale: bool,
+    alpha: float,
+) -> dict[str, Any]:
+    """Read a Dask DataFrame into persisted CRAFT blocks.
+
+    Returns ``spec`` (the variable spec, levels fixed over all partitions), ``data``
+    (a :class:`~sparseclust._craft_core.Blocked`), ``center`` / ``scale``,
+    ``index`` / ``dropped`` per partition, ``sizes``.
+    """
+    rd = read_dask(x, data, categorical=categorical, numeric=numeric, missing=missing)
+    spec, run, client, raws = rd["spec"], rd["run"], rd["client"], rd["raws"]
+    n_levels, lv_counts = rd["n_levels"], rd["lv_counts"]
+    P, Q = len(spec.numeric_names), len(spec.categorical_names)
     center = sd = None
     if scale and P:
-        center = np.sum([s["sum"] for s in stats], axis=0) / cnt
-        ss = np.sum(run.map(_sq_dev, raws, center), axis=0)
-        sd = np.sqrt(ss / np.maximum(cnt - 1, 1))
-        sd = np.where(sd > 0, sd, 1.0)
+        center, sd = _center_scale(rd)
     L = np.asarray(n_levels, dtype=np.int64)
     if Q:
         counts = np.concatenate(lv_counts).astype(np.float64)
@@ -352,27 +443,79 @@ def prepare_dask(
     else:
         col_mean = col_sd = np.zeros(0)
     blocks = run.map(_with_globals, blocks, col_mean, col_sd, keep=client is not None)
-    if client is not None:
-        executor: Any = FutureBlocks(client, blocks, sizes)
-        aux = client.gather([client.submit(_index_of, r, pure=False) for r in raws])
-    else:
-        pieces, piece_sizes = [], []
-        for b in blocks:
-            for a, e in block_bounds(b.n, BLOCK_ROWS):
-                pieces.append(core.slice_rows(b, a, e))
-                piece_sizes.append(e - a)
-        executor = LocalBlocks(pieces, piece_sizes)
-        aux = [_index_of(r) for r in raws]
+    executor = _executor(rd, blocks, _craft_pieces)
     header = core.prepare(np.zeros((0, P)), np.zeros((0, Q), dtype=np.int64), n_levels, alpha=alpha)
-    header = core.replace(header, n=n, col_mean=col_mean, col_sd=col_sd, log_eta0=log_eta0)
+    header = core.replace(header, n=rd["n"], col_mean=col_mean, col_sd=col_sd, log_eta0=log_eta0)
     return {
         "spec": spec,
         "data": core.Blocked(header, executor),
         "center": center,
         "scale": sd,
-        "parts": aux,  # per partition: (index, dropped)
-        "sizes": sizes,
-        "ddf": ddf,
+        "parts": rd["parts"],
+        "sizes": rd["sizes"],
+        "ddf": rd["ddf"],
+        "executor": executor,
+    }
+
+
+def _craft_pieces(blocks):
+    """In this process: partitions cut into blocks of the in-memory path's size."""
+    pieces, sizes = [], []
+    for b in blocks:
+        for a, e in block_bounds(b.n, BLOCK_ROWS):
+            pieces.append(core.slice_rows(b, a, e))
+            sizes.append(e - a)
+    return pieces, sizes
+
+
+def _dp_block(raw: dict[str, Any], center, sd, n_levels: list[int]) -> np.ndarray:
+    """The DP-means design of one partition: numeric block (standardised when asked)
+    then a full one-hot block per categorical (as ``ColumnTable.to_numeric``)."""
+    num = raw["num"]
+    if center is not None:
+        num = (num - center) / sd
+    blocks = [np.asarray(num, dtype=np.float64)]
+    codes = raw["codes"]
+    for j, L in enumerate(n_levels):
+        c = codes[:, j]
+        b = np.zeros((c.size, L))
+        ok = c >= 0
+        b[np.flatnonzero(ok), c[ok]] = 1.0
+        b[~ok] = np.nan
+        blocks.append(b)
+    return np.ascontiguousarray(np.hstack(blocks) if len(blocks) > 1 else blocks[0])
+
+
+def prepare_dask_dp(
+    x: Any, data: Any, *, categorical: Any, numeric: Any, missing: str, scale: bool
+) -> dict[str, Any]:
+    """Read a Dask DataFrame into persisted DP-means design blocks (one per partition)."""
+    from ._dpmeans import DPBlocks
+
+    rd = read_dask(
+        x, data, categorical=categorical, numeric=numeric, missing=missing, allow_constant=True
+    )
+    spec = rd["spec"]
+    center = sd = None
+    if scale and spec.numeric_names:
+        center, sd = _center_scale(rd)
+    blocks = rd["run"].map(
+        _dp_block, rd["raws"], center, sd, rd["n_levels"], keep=rd["client"] is not None
+    )
+    executor = _executor(rd, blocks)
+    names = list(spec.numeric_names) + [
+        f"{c}[{lv}]" for c in spec.categorical_names for lv in spec.levels[c]
+    ]
+    return {
+        "spec": spec,
+        "data": DPBlocks(executor, len(names)),
+        "names": names,
+        "center": center,
+        "scale": sd,
+        "parts": rd["parts"],
+        "sizes": rd["sizes"],
+        "ddf": rd["ddf"],
+        "executor": executor,
     }
 
 
@@ -392,14 +535,14 @@ def labels_dask(prep: dict[str, Any], out: dict[str, Any]):
     import dask
     import dask.dataframe as dd
 
-    B: core.Blocked = prep["data"]
+    ex = prep["executor"]
     meta = pd.Series(pd.array([], dtype="Int64"), name="cluster")
     parts = []
     if out["states"] is not None:  # on the cluster: one state per partition
-        client = B.executor.client
+        client = ex.client
         labs = [
             client.submit(operator.getitem, f, "labels", pure=False)
-            for f in B.executor.state_futures(out["states"])
+            for f in ex.state_futures(out["states"])
         ]
         for (idx, drop), lab in zip(prep["parts"], labs):
             parts.append(dask.delayed(_label_part)(idx, drop, lab))

@@ -15,13 +15,14 @@ import pandas as pd
 from scipy import sparse
 
 from ._blocks import LocalBlocks
+from ._dask import route_backend
 from ._format import call_string, fmt
 from ._frame import ColumnTable, build_table, transform_like
 from ._lambda import calibrate_lambda, resolve_penalty
 from ._results import ClusterResult, labels_series
 from ._threads import single_blas_thread
 from ._validation import as_rng, check_bool, check_choice, check_int, user_stacklevel
-from .exceptions import ConvergenceWarning
+from .exceptions import CalibrationWarning, ConvergenceWarning
 
 __all__ = ["DPMeansResult", "dpmeans", "farthest_first_lambda"]
 
@@ -371,6 +372,22 @@ def _dk_max_dev(Xb, off, state, mean):
     return state, float(np.einsum("ij,ij->i", diff, diff).max())
 
 
+def _dk_take(Xb, off, state, rows):
+    return state, Xb[rows]
+
+
+def _sample_rows(B: DPBlocks, n_rows: int, rng: np.random.Generator) -> np.ndarray:
+    """An in-memory random sample of the rows (in data order)."""
+    ex = B.executor
+    rows = np.sort(rng.choice(B.n, size=min(n_rows, B.n), replace=False))
+    out = []
+    for j, (off, size) in enumerate(zip(ex.offsets, ex.sizes)):
+        mine = rows[(rows >= off) & (rows < off + size)] - off
+        if mine.size:
+            out.append(ex.call(j, _dk_take, None, mine)[1])
+    return np.vstack(out)
+
+
 def max_sq_dev(X: np.ndarray | DPBlocks) -> float:
     """Largest squared distance of a row to the global mean."""
     B = as_dp_blocks(X)
@@ -602,6 +619,9 @@ def dpmeans(
     numeric: Any = None,
     missing: str = "raise",
     keep_data: bool = True,
+    backend: str = "auto",
+    calibrate: str = "sample",
+    sample_rows: int = 50_000,
     rng: Any = None,
 ) -> DPMeansResult:
     """DP-means clustering (Kulis & Jordan 2012) of a DataFrame, array or formula.
@@ -636,6 +656,19 @@ def dpmeans(
         Rows with missing values are an error (default) or dropped (labels ``<NA>``).
     keep_data : bool
         Keep the typed data on the result (for summaries, plots and ``within_ss``).
+        Always False on the Dask backend.
+    backend : {"auto", "numpy", "dask"}
+        ``"auto"``: Dask for a ``dask.dataframe.DataFrame`` (labels come back as a
+        lazy Dask Series on its index; everything else concrete), else in memory.
+        The same kernels run over the partitions; with a given lambda the fit equals
+        the in-memory one. Install ``sparseclust[dask]``.
+    calibrate : {"sample", "full"}
+        Dask backend with ``k=`` alone: lambda calibrated on an in-memory random
+        sample of ``sample_rows`` rows, then the fit on all rows (re-calibrated
+        briefly on all rows, at most 8 fits, if it lands on another number of
+        clusters); ``"full"``: on all rows, the in-memory result exactly.
+    sample_rows : int
+        Rows of that sample.
     rng : None, int or Generator
         Seed for ``init="random"`` and the random start of the heuristic.
 
@@ -669,17 +702,43 @@ def dpmeans(
     keep_data = check_bool("keep_data", keep_data)
     max_iter = check_int("max_iter", max_iter, min=1)
     generator = as_rng(rng)
-    table = build_table(
-        x, data=data, categorical=categorical, numeric=numeric, missing=missing, allow_constant=True
-    )
-    pen = resolve_penalty(lam, k, n_obs=table.n_obs, func="dpmeans")
-    X, names, (center, sd) = _prepare(table, scale)
-    seed = int(generator.integers(2**63 - 1))
+    check_choice("backend", backend, ["auto", "numpy", "dask"])
+    check_choice("calibrate", calibrate, ["sample", "full"])
+    sample_rows = check_int("sample_rows", sample_rows, min=2)
+    x, data, lazy = route_backend(x, data, backend)
+    dask_prep = None
+    if lazy:
+        from ._dask import prepare_dask_dp
 
-    def fit(lam_value: float) -> dict:
-        return dpmeans_core(
-            X, lam_value, init=init, max_iter=max_iter, rng=np.random.default_rng(seed)
+        check_choice("missing", missing, ["raise", "drop"])
+        dask_prep = prepare_dask_dp(
+            x, data, categorical=categorical, numeric=numeric, missing=missing, scale=scale
         )
+        X, names = dask_prep["data"], dask_prep["names"]
+        center, sd = dask_prep["center"], dask_prep["scale"]
+        table, spec, n_obs, keep_data = None, dask_prep["spec"], X.n, False
+    else:
+        table = build_table(
+            x,
+            data=data,
+            categorical=categorical,
+            numeric=numeric,
+            missing=missing,
+            allow_constant=True,
+        )
+        X, names, (center, sd) = _prepare(table, scale)
+        spec, n_obs = table.spec, table.n_obs
+    pen = resolve_penalty(lam, k, n_obs=n_obs, func="dpmeans")
+    seed = int(generator.integers(2**63 - 1))
+    made: list[dict] = []
+
+    def fit(lam_value: float, on: Any = X) -> dict:
+        made.append(
+            dpmeans_core(
+                on, lam_value, init=init, max_iter=max_iter, rng=np.random.default_rng(seed)
+            )
+        )
+        return made[-1]
 
     calibration = None
     if pen.method == "given":
@@ -694,12 +753,30 @@ def dpmeans(
                 "use a smaller k or lam=<number>."
             )
         out = fit(lam_value)
+    elif lazy and calibrate == "sample":
+        sample = _sample_rows(X, sample_rows, np.random.default_rng(seed))
+        hi = 4.0 * max_sq_dev(sample) + 1e-12
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", CalibrationWarning)
+            _, lam_value, _ = calibrate_lambda(
+                lambda v: fit(v, sample), lambda r: r["centers"].shape[0], pen.k, hi=hi
+            )
+        out = fit(lam_value)
+        if out["centers"].shape[0] != pen.k:
+            out, lam_value, calibration = calibrate_lambda(
+                fit, lambda r: r["centers"].shape[0], pen.k, hi=2.0 * lam_value, max_fits=8
+            )
+        method = "calibrated"
     else:
         hi = 4.0 * max_sq_dev(X) + 1e-12
         out, lam_value, calibration = calibrate_lambda(
             fit, lambda r: r["centers"].shape[0], pen.k, hi=hi
         )
         method = "calibrated"
+    release = getattr(getattr(X, "executor", None), "release", None)
+    for other in made:  # per-row states of fits not kept (on a cluster's workers)
+        if other is not out and other.get("states") is not None and release is not None:
+            release(other["states"])
     if not out["converged"]:
         warnings.warn(
             f"DP-means did not converge in max_iter={max_iter} passes; raise max_iter.",
@@ -711,8 +788,18 @@ def dpmeans(
         columns=names,
         index=pd.Index(range(out["centers"].shape[0]), name="cluster"),
     )
+    lazy_counts = None
+    if lazy:
+        from ._dask import labels_dask
+
+        labels = labels_dask(dask_prep, out)
+        sizes = pd.Series(out["sizes"].astype(np.int64), index=centers.index, name="size")
+        lazy_counts = (sizes, int(sum(int(dr.sum()) for _, dr in dask_prep["parts"])))
+    else:
+        labels = labels_series(table, out["labels"])
     return DPMeansResult(
-        labels=labels_series(table, out["labels"]),
+        labels=labels,
+        lazy_counts=lazy_counts,
         n_iter=out["n_iter"],
         converged=out["converged"],
         call=call,
@@ -724,7 +811,7 @@ def dpmeans(
             "max_iter": max_iter,
             "seed": seed,
         },
-        variables=table.spec,
+        variables=spec,
         table=table if keep_data else None,
         centers=centers,
         lam=float(lam_value),

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from sparseclust import _craft_core as core
-from sparseclust import craft
+from sparseclust import craft, dpmeans
 from sparseclust.exceptions import ConvergenceWarning
 
 dask = pytest.importorskip("dask")
@@ -222,7 +222,82 @@ def test_blocked_fit_is_independent_of_the_blocking():
         np.testing.assert_allclose(o["objective"], outs[0]["objective"], rtol=1e-12)
 
 
-# ------------------------------------------------------------- distributed cluster
+# ------------------------------------------------------------------------ DP-means
+@pytest.fixture(scope="module")
+def complete():
+    return mixed_frame().drop(columns=["x1", "c2"])  # DP-means has no native missing cells
+
+
+def assert_same_dp(got, ref, *, rtol=1e-12):
+    assert got.n_clusters == ref.n_clusters
+    assert got.n_iter == ref.n_iter and got.converged == ref.converged
+    pd.testing.assert_series_equal(got.labels.compute(), ref.labels)
+    np.testing.assert_allclose(
+        got.centers.to_numpy(), ref.centers.to_numpy(), rtol=rtol, atol=1e-12
+    )
+    np.testing.assert_allclose(got.objective_path, ref.objective_path, rtol=rtol)
+    assert got.lam == pytest.approx(ref.lam, rel=rtol)
+    pd.testing.assert_series_equal(got.sizes, ref.sizes, check_dtype=False)
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+def test_dpmeans_equals_in_memory(complete, layout):
+    ref = dpmeans(complete, lam=12.0, scale=True)
+    with dask.config.set(scheduler="synchronous"):
+        got = dpmeans(partitioned(complete, LAYOUTS[layout]), lam=12.0, scale=True)
+    assert ref.n_clusters >= 2
+    assert_same_dp(got, ref)
+
+
+def test_dpmeans_many_new_clusters_equal_the_sequential_pass(complete):
+    """DP-means(R) at a small lambda opens hundreds of clusters per pass, across
+    partitions (one empty): the same labels as the in-memory sequential rule."""
+    small = complete.iloc[:5000]
+    with pytest.warns(ConvergenceWarning) as w_ref:
+        ref = dpmeans(small, lam=3.0, scale=True, init="random", rng=1, max_iter=4)
+    with dask.config.set(scheduler="synchronous"), pytest.warns(ConvergenceWarning) as w_got:
+        got = dpmeans(
+            partitioned(small, [100, 2500, 2500, 4999]),
+            lam=3.0,
+            scale=True,
+            init="random",
+            rng=1,
+            max_iter=4,
+        )
+    assert ref.n_clusters > 100
+    assert_same_dp(got, ref, rtol=1e-11)
+    assert [str(w.message) for w in w_got] == [str(w.message) for w in w_ref]
+
+
+def test_dpmeans_calibration_and_farthest_first(complete):
+    small = complete.iloc[:4000]
+    ref = dpmeans(small, k=4, scale=True)
+    ff = dpmeans(small, lam="farthest_first", k=4, scale=True)
+    with dask.config.set(scheduler="synchronous"):
+        ddf = partitioned(small, [1700])
+        full = dpmeans(ddf, k=4, scale=True, calibrate="full")
+        sampled = dpmeans(ddf, k=4, scale=True, sample_rows=1500)
+        ff_d = dpmeans(ddf, lam="farthest_first", k=4, scale=True)
+    assert_same_dp(full, ref)
+    assert sampled.n_clusters == 4
+    assert ff_d.lam == pytest.approx(ff.lam, rel=1e-12)
+
+
+def test_dpmeans_missing_drop_and_predict():
+    df = mixed_frame(6000, seed=4)
+    ref = dpmeans(df, lam=20.0, scale=True, missing="drop")
+    with dask.config.set(scheduler="synchronous"):
+        got = dpmeans(partitioned(df, [2000]), lam=20.0, scale=True, missing="drop")
+        with pytest.raises(ValueError, match="missing"):
+            dpmeans(partitioned(df, [2000]), lam=20.0)
+    assert got.n_dropped == ref.n_dropped > 0
+    pd.testing.assert_series_equal(got.labels.compute(), ref.labels)
+    new = df.dropna().iloc[:30]
+    pd.testing.assert_series_equal(got.predict(new), ref.predict(new))
+
+
+# ------------------------------------------------ distributed cluster (keep last: an
+# active Client is used by every later call)
 @pytest.fixture(scope="module")
 def client():
     distributed = pytest.importorskip("distributed")
@@ -256,3 +331,9 @@ def _store_size():
     from sparseclust import _dask
 
     return len(_dask._STORE)
+
+
+def test_dpmeans_distributed(complete, client):
+    ref = dpmeans(complete, lam=12.0, scale=True)
+    got = dpmeans(partitioned(complete, LAYOUTS["7 with an empty one"]), lam=12.0, scale=True)
+    assert_same_dp(got, ref)
