@@ -35,7 +35,11 @@ FIGURES = {
         "craft_adult_subspaces.png",
         "craft_adult_profiles.png",
     ],
-    "05_covariate_clustering.py": ["covariate_path.png", "covariate_hierarchy.png"],
+    "05_covariate_clustering.py": [
+        "covariate_path.png",
+        "covariate_hierarchy.png",
+        "covariate_runtime.png",
+    ],
 }
 
 
