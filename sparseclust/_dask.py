@@ -132,9 +132,16 @@ class FutureBlocks:
         return self.client.gather(self.state_futures(states))
 
     def release(self, states) -> None:
-        for key, w in zip(states, self.workers):
-            if key is not None:
+        from distributed import fire_and_forget
+
+        # fire_and_forget: a dropped future may be cancelled before it runs
+        fire_and_forget(
+            [
                 self.client.submit(_drop, [key], workers=[w], pure=False)
+                for key, w in zip(states, self.workers)
+                if key is not None
+            ]
+        )
 
 
 def route_backend(x: Any, data: Any, backend: str) -> tuple[Any, Any, bool]:
