@@ -104,6 +104,10 @@ INVERSE_MAX = 400
 #: waste towards rebuilding it.
 REFRESH_NIT = 1
 _RHO_MIN, _RHO_MAX = 1e-8, 1e8
+#: First B-step of a run: gradient target relative to the gradient at the start.
+FIRST_FACTOR = 5e-5
+#: B-step L-BFGS: curvature pairs kept (carried across the B-steps of a run).
+QN_MEM = 10
 
 
 # ============================================================================ similarity
@@ -586,6 +590,7 @@ class _Precond:
         self.rho = np.nan
         self._X1 = self._Dk = self._Xs = self._K = None
         self._U: dict[int, np.ndarray] = {}
+        self.mem: _Memory | None = None
         # deterministic cost model (flops; matrix-matrix flops count 1/10, ~3e6 for
         # the Python overhead of a build, ~2e5 for an L-BFGS iteration): rebuild once
         # the iterations wasted by a stale Hessian cost more than a rebuild
@@ -760,7 +765,7 @@ class _Precond:
         if self.H0 is None or self.wasted > self.build_cost:
             self.build(W, beta)
             self.wasted = 0.0
-        if rho != self.rho:
+        if np.isnan(self.rho):  # new build; a change of rho alone keeps the factor
             self.factor(rho)
 
     def record(self, nit: int) -> None:
@@ -844,6 +849,107 @@ def _lbfgs(
     return pre.to_x(res.x), int(res.nit), float(np.sqrt(g @ g))
 
 
+class _Memory:
+    """L-BFGS curvature pairs ``(s, y)`` in ``x`` kept across B-steps (see :func:`_qn`).
+
+    The B-step objectives of one ``nu`` differ only in a linear term (``q_up``) and in
+    ``rho``, whose Hessian contribution ``rho deg`` is diagonal and known: a pair stays
+    exact for the next B-step after ``y += (rho_new - rho_old) deg * s``.
+    """
+
+    def __init__(self, prob: _Problem, size: int) -> None:
+        c = prob.c
+        self.hq = np.concatenate([np.repeat(prob.deg, c), np.zeros(c)])
+        self.size = size
+        self.S: list[np.ndarray] = []
+        self.Y: list[np.ndarray] = []
+        self.rho = np.nan
+
+    def set_rho(self, rho: float) -> None:
+        if self.S and rho != self.rho:
+            dr = rho - self.rho
+            self.Y = [y + dr * self.hq * s for s, y in zip(self.S, self.Y, strict=True)]
+        self.rho = rho
+
+    def add(self, s: np.ndarray, y: np.ndarray) -> None:
+        if float(s @ y) <= 1e-12 * float(y @ y):
+            return
+        self.S.append(s)
+        self.Y.append(y)
+        if len(self.S) > self.size:
+            del self.S[0], self.Y[0]
+
+    def direction(self, g: np.ndarray, pre: _Precond) -> np.ndarray:
+        """``-H g``: two-loop recursion with ``H0 = (L L^T)^{-1}``."""
+        q = g.copy()
+        al = []
+        rs = [1.0 / float(y @ s) for s, y in zip(self.S, self.Y, strict=True)]
+        for s, y, r in zip(reversed(self.S), reversed(self.Y), reversed(rs), strict=True):
+            a = r * float(s @ q)
+            q -= a * y
+            al.append(a)
+        q = pre.to_x(pre.grad_v(q))
+        for s, y, r, a in zip(self.S, self.Y, rs, reversed(al), strict=True):
+            b = r * float(y @ q)
+            q += (a - b) * s
+        return -q
+
+
+def _qn(
+    fg_x: Any,
+    x0: np.ndarray,
+    pre: _Precond,
+    target: float,
+    mem: _Memory,
+    max_iter: int = 5000,
+    rel: float = 0.0,
+    rebuild: Any = None,
+) -> tuple[np.ndarray, int, float]:
+    """Preconditioned L-BFGS in ``x`` with memory ``mem`` carried across B-steps.
+
+    Unit first step (a Newton step with a fresh preconditioner), Armijo backtracking;
+    stops once ``||grad||_2 <= target``. Returns ``x``, the iterations and the
+    gradient's 2-norm at ``x``.
+    """
+    x = x0
+    f, g = fg_x(x)
+    gn = float(np.sqrt(g @ g))
+    target = max(target, rel * gn)
+    nit = 0
+    while gn > target and nit < max_iter:
+        d = mem.direction(g, pre)
+        slope = float(g @ d)
+        if not slope < 0.0:
+            mem.S.clear()
+            mem.Y.clear()
+            d = mem.direction(g, pre)
+            slope = float(g @ d)
+            if not slope < 0.0:
+                break
+        t = 1.0
+        while True:
+            xn = x + t * d
+            fn, gnew = fg_x(xn)
+            if fn <= f + 1e-4 * t * slope or t < 1e-10:
+                break
+            t *= 0.5
+        if not fn <= f + 1e-4 * t * slope:  # no decrease: numerical floor
+            if mem.S:
+                mem.S.clear()
+                mem.Y.clear()
+                continue
+            break
+        nit += 1
+        if rebuild is not None and nit > REFRESH_NIT:
+            pre.wasted += pre.iter_cost  # an iteration beyond REFRESH_NIT: waste
+            if pre.wasted > pre.build_cost:
+                rebuild(xn)
+        mem.add(xn - x, gnew - g)
+        x, f, g = xn, fn, gnew
+        gn = float(np.sqrt(g @ g))
+    return x, nit, gn
+
+
 def _smooth_fg(prob: _Problem, coef: np.ndarray, rq: np.ndarray | None, const: float) -> Any:
     """``x -> (NLL + sum_i coef_i ||w_i||^2 - <W, rq> + const, gradient)`` in ``O(ndc)``."""
     d, c = prob.d, prob.c
@@ -887,6 +993,7 @@ def _b_step(
     q_up: np.ndarray | None,
     target: float,
     pre: _Precond | None = None,
+    rel: float = 0.0,
 ) -> tuple[np.ndarray, np.ndarray, int, float]:
     """L-BFGS on ``NLL + lam ||W||^2 + rho/2 sum ||q_k - w_owner(k)||^2`` (warm start).
 
@@ -903,8 +1010,17 @@ def _b_step(
     coef = lam + 0.5 * rho * prob.deg  # (d,)
     rq = rho * q_up if q_up is not None else None
     fg_x = _smooth_fg(prob, coef, rq, 0.5 * rho * q_all)
-    x, nit, gnorm = _lbfgs(fg_x, np.concatenate([W.ravel(), beta]), pre, target)
-    pre.record(nit)
+    if pre.mem is None:
+        pre.mem = _Memory(prob, QN_MEM)
+    pre.mem.set_rho(rho)
+
+    def rebuild(x: np.ndarray) -> None:
+        pre.build(x[: d * c].reshape(d, c), x[d * c :])
+        pre.wasted = 0.0
+        pre.factor(rho)
+
+    x0 = np.concatenate([W.ravel(), beta])
+    x, nit, gnorm = _qn(fg_x, x0, pre, target, pre.mem, rel=rel, rebuild=rebuild)
     return x[: d * c].reshape(d, c).copy(), x[d * c :].copy(), nit, gnorm
 
 
@@ -1038,7 +1154,8 @@ def _admm(
         Q = Z + U
         q_all, q_up = quad_terms(Q, prob.AT)
         gtol = max(floor, INNER_FACTOR * min(r, s)) if it > 1 else floor
-        W, beta, nit, gnorm = _b_step(prob, W, beta, lam, rho, q_all, q_up, gtol, pre)
+        rel = FIRST_FACTOR if it == 1 else 0.0
+        W, beta, nit, gnorm = _b_step(prob, W, beta, lam, rho, q_all, q_up, gtol, pre, rel)
         lbfgs += nit
         Wc = W[prob.idx]
         M = Wc - U
