@@ -13,17 +13,29 @@ never as a ``d x d x c`` array.
 
 :func:`admm_fit` solves one ``nu`` with the ADMM of section 2.1 / appendix A.1-A.2:
 
-* **B-step**: scipy's L-BFGS (warm-started) on
+* **B-step**: L-BFGS (:func:`_qn`, warm-started) on
   ``g(B, beta) = NLL + lam ||B||^2 + rho/2 sum_k ||z_k - b_{owner(k)} + u_k||^2``;
   the quadratic term is evaluated in ``O(dc)`` per call from ``q_all`` and
-  ``q_up_i`` computed once per ADMM iteration in ``O(lc)`` (appendix A.1). L-BFGS
-  runs on variables preconditioned by the Hessian of ``g`` (dense Cholesky up to
-  ``DENSE_MAX`` variables; above it, when ``n < d + 1``, its per-class blocks through
-  ``n x n`` eigendecompositions (low rank plus diagonal, no ``d x d`` matrix), else
-  its diagonal; rebuilt when it goes stale): a few iterations per B-step instead of
-  ~50. The B-step is inexact: its gradient norm is kept below ``0.1 min(r, s)`` of
-  the previous iteration (and ``0.1 eps`` at the end) and counts in the stopping
-  test; L-BFGS stops at the first evaluated point whose gradient meets it.
+  ``q_up_i`` computed once per ADMM iteration in ``O(lc)`` (appendix A.1). The
+  initial inverse Hessian is a preconditioner built from the Hessian of ``g`` (dense
+  Cholesky up to ``DENSE_MAX`` variables; above it, when ``n < d + 1``, its per-class
+  blocks through ``n x n`` eigendecompositions (low rank plus diagonal, no ``d x d``
+  matrix), else its diagonal; rebuilt, also in the middle of a B-step, once the
+  iterations a stale one wastes cost more than a rebuild; a change of ``rho`` alone
+  does not refactor it): a few iterations per B-step instead of ~50. :func:`_qn`
+  (not scipy's L-BFGS-B) tries the unit step first, a Newton step with a fresh
+  preconditioner (scipy's first step is ``1 / ||d||``), and has no per-call setup
+  cost, which dominated B-steps of 0-2 iterations. The B-step is inexact: its
+  gradient norm is kept below ``0.1 min(r, s)`` of the previous iteration (and
+  ``0.1 eps`` at the end) and counts in the stopping test; L-BFGS stops at the first
+  evaluated point whose gradient meets it. The first B-step of a run only reduces
+  the gradient by ``FIRST_FACTOR`` (the cold start is far from the solution, where
+  the preconditioner built at ``B = 0`` is poor; the later B-steps correct it).
+  Tried and not kept (measured at d = 200, n = 400): over-relaxation (alpha 1.5-1.7:
+  fewer iterations at nu = 1e-2, more at 1e-3 and 3e-4, no faster overall), residual
+  balancing with ``mu = 3`` or ``5``, refreshing the preconditioner less often,
+  carrying the L-BFGS pairs across B-steps (exact after ``y += d_rho deg * s``,
+  as successive ``g`` differ by a linear term and ``rho``: no fewer iterations).
 * **z-step**: the closed form per edge, vectorised over all edges:
   ``theta = max(1 - nu_n S_ij / (rho ||m1 - m2||), 0.5)`` (0.5 when ``m1 == m2``).
 * **u-step**: ``u_k += z_k - b_{owner(k)}`` (scaled duals).
@@ -106,7 +118,7 @@ REFRESH_NIT = 1
 _RHO_MIN, _RHO_MAX = 1e-8, 1e8
 #: First B-step of a run: gradient target relative to the gradient at the start.
 FIRST_FACTOR = 5e-5
-#: B-step L-BFGS: curvature pairs kept (carried across the B-steps of a run).
+#: B-step L-BFGS: curvature pairs kept.
 QN_MEM = 10
 
 
@@ -590,7 +602,6 @@ class _Precond:
         self.rho = np.nan
         self._X1 = self._Dk = self._Xs = self._K = None
         self._U: dict[int, np.ndarray] = {}
-        self.mem: _Memory | None = None
         # deterministic cost model (flops; matrix-matrix flops count 1/10, ~3e6 for
         # the Python overhead of a build, ~2e5 for an L-BFGS iteration): rebuild once
         # the iterations wasted by a stale Hessian cost more than a rebuild
@@ -850,26 +861,12 @@ def _lbfgs(
 
 
 class _Memory:
-    """L-BFGS curvature pairs ``(s, y)`` in ``x`` kept across B-steps (see :func:`_qn`).
+    """L-BFGS curvature pairs ``(s, y)`` in ``x`` for one B-step (see :func:`_qn`)."""
 
-    The B-step objectives of one ``nu`` differ only in a linear term (``q_up``) and in
-    ``rho``, whose Hessian contribution ``rho deg`` is diagonal and known: a pair stays
-    exact for the next B-step after ``y += (rho_new - rho_old) deg * s``.
-    """
-
-    def __init__(self, prob: _Problem, size: int) -> None:
-        c = prob.c
-        self.hq = np.concatenate([np.repeat(prob.deg, c), np.zeros(c)])
+    def __init__(self, size: int) -> None:
         self.size = size
         self.S: list[np.ndarray] = []
         self.Y: list[np.ndarray] = []
-        self.rho = np.nan
-
-    def set_rho(self, rho: float) -> None:
-        if self.S and rho != self.rho:
-            dr = rho - self.rho
-            self.Y = [y + dr * self.hq * s for s, y in zip(self.S, self.Y, strict=True)]
-        self.rho = rho
 
     def add(self, s: np.ndarray, y: np.ndarray) -> None:
         if float(s @ y) <= 1e-12 * float(y @ y):
@@ -905,11 +902,13 @@ def _qn(
     rel: float = 0.0,
     rebuild: Any = None,
 ) -> tuple[np.ndarray, int, float]:
-    """Preconditioned L-BFGS in ``x`` with memory ``mem`` carried across B-steps.
+    """Preconditioned L-BFGS in ``x`` (initial inverse Hessian ``(L L^T)^{-1}``).
 
     Unit first step (a Newton step with a fresh preconditioner), Armijo backtracking;
-    stops once ``||grad||_2 <= target``. Returns ``x``, the iterations and the
-    gradient's 2-norm at ``x``.
+    stops once ``||grad||_2 <= max(target, rel ||grad(x0)||_2)``. ``rebuild(x)``, if
+    given, refreshes ``pre`` at ``x`` once the iterations beyond ``REFRESH_NIT`` cost
+    more than a rebuild (the pairs in ``mem`` stay valid: they are in ``x``). Returns
+    ``x``, the iterations and the gradient's 2-norm at ``x``.
     """
     x = x0
     f, g = fg_x(x)
@@ -1010,9 +1009,6 @@ def _b_step(
     coef = lam + 0.5 * rho * prob.deg  # (d,)
     rq = rho * q_up if q_up is not None else None
     fg_x = _smooth_fg(prob, coef, rq, 0.5 * rho * q_all)
-    if pre.mem is None:
-        pre.mem = _Memory(prob, QN_MEM)
-    pre.mem.set_rho(rho)
 
     def rebuild(x: np.ndarray) -> None:
         pre.build(x[: d * c].reshape(d, c), x[d * c :])
@@ -1020,7 +1016,7 @@ def _b_step(
         pre.factor(rho)
 
     x0 = np.concatenate([W.ravel(), beta])
-    x, nit, gnorm = _qn(fg_x, x0, pre, target, pre.mem, rel=rel, rebuild=rebuild)
+    x, nit, gnorm = _qn(fg_x, x0, pre, target, _Memory(QN_MEM), rel=rel, rebuild=rebuild)
     return x[: d * c].reshape(d, c).copy(), x[d * c :].copy(), nit, gnorm
 
 

@@ -302,6 +302,67 @@ def test_b_step_objective_gradient_and_stationarity():
     assert nit < 60  # preconditioned: a handful, not hundreds
 
 
+def test_first_b_step_is_loose_and_the_optimum_is_unchanged(monkeypatch):
+    """The first B-step of a cold run stops at FIRST_FACTOR of its starting gradient
+    (not at 0.1 eps); the run still meets the stopping rule and reaches the same
+    objective as with an exact first B-step."""
+    X, y, edges, w = _sim_problem(400, m=10)
+    calls = []
+    qn = cc._qn
+
+    def spy(fg_x, x0, pre, target, mem, **kw):
+        x, nit, gn = qn(fg_x, x0, pre, target, mem, **kw)
+        calls.append((target, kw.get("rel", 0.0), nit, gn, float(np.linalg.norm(fg_x(x0)[1]))))
+        return x, nit, gn
+
+    monkeypatch.setattr(cc, "_qn", spy)
+    loose = cc.admm_fit(X, y, 4, edges, w, 1e-2)
+    target, rel, nit_loose, gn, g0 = calls[0]
+    assert rel == cc.FIRST_FACTOR > 0 and all(c[1] == 0.0 for c in calls[1:])
+    assert target < gn <= rel * g0  # stopped by the relative target, not the floor
+    assert loose.converged and max(loose.primal_residual, loose.dual_residual) <= loose.eps
+    calls.clear()
+    monkeypatch.setattr(cc, "FIRST_FACTOR", 0.0)
+    exact = cc.admm_fit(X, y, 4, edges, w, 1e-2)
+    assert calls[0][2] > nit_loose and calls[0][3] <= calls[0][0]
+    assert exact.converged
+    np.testing.assert_array_equal(loose.labels, exact.labels)
+    assert loose.objective == pytest.approx(exact.objective, rel=1e-4)
+
+
+def test_qn_newton_step_and_rebuild():
+    """With a fresh exact-Hessian preconditioner the unit step is a Newton step (the
+    B-step of a quadratic-like start needs few iterations); a long B-step rebuilds
+    the preconditioner in its middle (so the waste counter is reset)."""
+    X, y, c, _, edges, w = _toy()
+    prob = cc._prepare(X, y, c, edges, w)
+    d, lam, rho = prob.d, 0.1, 1.0
+    Q = np.zeros((2 * prob.l, c))
+    q_all, q_up = cc.quad_terms(Q, prob.AT)
+    fg = cc._smooth_fg(prob, lam + 0.5 * rho * prob.deg, rho * q_up, 0.5 * rho * q_all)
+    x0 = np.zeros(d * c + c)
+    pre = cc._Precond(prob, lam)
+    pre.prepare(x0[: d * c].reshape(d, c), x0[d * c :], rho)
+    f0, g0 = fg(x0)
+    x1, nit, gn = cc._qn(fg, x0, pre, 0.0, cc._Memory(10), max_iter=1)
+    newton = x0 - np.linalg.solve(pre.L @ pre.L.T, g0)  # dense preconditioner: L L^T = H
+    assert nit == 1
+    np.testing.assert_allclose(x1, newton, rtol=1e-10, atol=1e-12)
+    built = []
+    pre.build_cost = 2.5 * pre.iter_cost  # rebuild after 3 wasted iterations
+
+    def rebuild(x):
+        built.append(x.copy())
+        pre.build(x[: d * c].reshape(d, c), x[d * c :])
+        pre.wasted = 0.0
+        pre.factor(rho)
+
+    pre.wasted = 0.0
+    x, nit, gn = cc._qn(fg, x0, pre, 1e-10, cc._Memory(10), rebuild=rebuild)
+    assert gn <= 1e-10 and np.linalg.norm(fg(x)[1]) <= 1e-10
+    assert nit > cc.REFRESH_NIT + 3 and built
+
+
 def _wide(n: int = 30, d: int = 60, c: int = 3, seed: int = 4):
     """n < d: chain edges plus a few random ones."""
     rng = np.random.default_rng(seed)
