@@ -345,6 +345,7 @@ def read_dask(
         if client is not None
         else run.map(_read_part, parts, spec, missing)
     )
+    del parts  # the pandas partitions go as soon as their typed copies exist
     stats = run.map(_raw_stats, raws, n_levels)
     sizes = [s["n"] for s in stats]
     n = int(sum(sizes))
@@ -438,6 +439,7 @@ def prepare_dask(
     blocks = run.map(
         _scaled_block, raws, center, sd, n_levels, alpha, log_eta0, keep=client is not None
     )
+    raws = rd["raws"] = None  # the typed partitions go as soon as their blocks exist
     # 3. the global mean and sd of the columns as clustered
     if P:
         mom = run.map(_block_moments, blocks)
@@ -509,6 +511,7 @@ def prepare_dask_dp(
     blocks = rd["run"].map(
         _dp_block, rd["raws"], center, sd, rd["n_levels"], keep=rd["client"] is not None
     )
+    rd["raws"] = None  # the typed partitions go as soon as their blocks exist
     executor = _executor(rd, blocks)
     names = list(spec.numeric_names) + [
         f"{c}[{lv}]" for c in spec.categorical_names for lv in spec.levels[c]
