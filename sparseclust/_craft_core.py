@@ -93,9 +93,13 @@ def prepare(
     S = int(L.sum())
     level_q = np.repeat(np.arange(Q), L)
     ok = codes >= 0
-    rows = np.nonzero(ok)[0]
-    cols = (codes + offsets[None, :])[ok]
-    onehot = sparse.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(n, S))
+    # CSR built directly (row-major order keeps each row's columns sorted): no COO
+    # triplets of int64, which cost more memory than the result on big blocks
+    cols = (codes + offsets[None, :]).astype(np.int32)[ok]
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(ok.sum(axis=1), out=indptr[1:])
+    onehot = sparse.csr_matrix((np.ones(cols.size), cols, indptr), shape=(n, S))
+    onehot.has_sorted_indices = True
     level_sum = sparse.csr_matrix((np.ones(S), (np.arange(S), level_q)), shape=(S, Q))
     counts = np.asarray(onehot.sum(axis=0)).ravel()
     n_obs_q = ok.sum(axis=0)
