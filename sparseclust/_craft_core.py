@@ -169,20 +169,23 @@ def costs(
     """
     P = data.P
     nr = data.n if rows is None else rows.size
-    out = np.zeros((nr, st.K))
+    # Few (n, K) temporaries: under Dask's worker malloc settings every large
+    # temporary is mapped and unmapped again. (-2 folded into the small factor: exact.)
     if data.Q:
         vcat = st.v[:, P:]
         A = (data.log_eta0[None, :] - st.log_eta) * vcat[:, data.level_q]  # (K, S)
         oh = data.onehot if rows is None else data.onehot[rows]
-        out += np.asarray(oh @ A.T)
+        out = np.ascontiguousarray(oh @ A.T, dtype=np.float64)  # a fresh array
         out += (data.g0 if rows is None else data.g0[rows])[:, None]
+    else:
+        out = np.zeros((nr, st.K))
     if P:
         sig = st.sigma if sigma_override is None else sigma_override
         W = st.v[:, :P] / (2.0 * sig * sig)  # (K, P)
         X0 = data.X0 if rows is None else data.X0[rows]
         X0sq = data.X0sq if rows is None else data.X0sq[rows]
         out += X0sq @ W.T
-        out -= 2.0 * (X0 @ (W * st.zeta).T)
+        out += X0 @ (-2.0 * (W * st.zeta)).T
         wz2 = W * st.zeta * st.zeta
         if data.M is None:
             out += wz2.sum(axis=1)[None, :]
