@@ -26,10 +26,11 @@ Dask's default worker settings.
 Measured (2 cores, 10,000,000 rows, 20 partitions, K = 3, 10 passes; in memory on
 1,000,000 rows in the same run):
 
-* workers without ``MALLOC_TRIM_THRESHOLD_`` (``--malloc unset``): 141-142 ns/row/pass
-  on Dask vs 187-200 in memory (0.70-0.76x); target <= 160 met;
-* Dask's default worker settings: 171-186 vs 151-181 in memory (1.03-1.13x); target
-  <= 1x not met (the in-memory time itself varies by 20 % between runs here);
+* workers without ``MALLOC_TRIM_THRESHOLD_`` (``--malloc unset``): 141-150 ns/row/pass
+  on Dask vs 187-215 in memory (0.70-0.76x); target <= 160 met;
+* Dask's default worker settings: 171-186 ns/row/pass vs 151-204 in memory
+  (0.88-1.13x over four runs); target <= 1x met in one run of four - the in-memory
+  time itself varies by a third between runs on this shared machine;
 * peak worker memory 1.97-2.0 GB (5,000,000 rows per worker).
 """
 
