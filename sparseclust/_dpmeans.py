@@ -448,10 +448,9 @@ class DPMeansResult(ClusterResult):
         )
 
     def _detail_lines(self) -> list[str]:
-        lines = [
-            f"Objective: {fmt(self.objective, 6)} (within SS {fmt(self.within_ss.sum(), 6)} "
-            f"+ lambda x K)"
-        ]
+        # the total within SS is the objective less the penalty (no data needed)
+        within = self.objective - self.lam * len(self.centers)
+        lines = [f"Objective: {fmt(self.objective, 6)} (within SS {fmt(within, 6)} + lambda x K)"]
         if self.k is not None and self.k != self.n_clusters:
             lines.append(f"Asked for k={self.k}; got {self.n_clusters} clusters.")
         return lines

@@ -60,6 +60,9 @@ def assert_same_fit(got, ref, *, rtol=1e-12):
     np.testing.assert_allclose(got.objective, ref.objective, rtol=rtol)
     assert got.lam == pytest.approx(ref.lam, rel=rtol)
     assert got.neg_loglik == pytest.approx(ref.neg_loglik, rel=rtol)
+    assert repr(got).splitlines()[2:] == repr(ref).splitlines()[2:]  # printed the same
+    assert repr(got).splitlines()[0] == repr(ref).splitlines()[0]
+    assert set(got.summary().tables) <= set(ref.summary().tables)
 
 
 @pytest.fixture(scope="module")
@@ -238,6 +241,8 @@ def assert_same_dp(got, ref, *, rtol=1e-12):
     np.testing.assert_allclose(got.objective_path, ref.objective_path, rtol=rtol)
     assert got.lam == pytest.approx(ref.lam, rel=rtol)
     pd.testing.assert_series_equal(got.sizes, ref.sizes, check_dtype=False)
+    assert repr(got).splitlines()[2:] == repr(ref).splitlines()[2:]  # printed the same
+    got.summary()
 
 
 @pytest.mark.parametrize("layout", list(LAYOUTS))

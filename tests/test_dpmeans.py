@@ -630,3 +630,15 @@ def test_paper_purities_farthest_first(name, k, expected):
     fit = dpmeans("~ . - class", data=df, lam="farthest_first", k=k)
     assert fit.lam_method == "farthest_first"
     assert purity(df["class"], fit.labels) == pytest.approx(expected, abs=0.005)
+
+
+def test_result_without_data_prints_and_summarises():
+    """keep_data=False (and the Dask backend) keep no rows: print and summary still work,
+    the within SS read off the objective."""
+    X = np.random.default_rng(3).normal(size=(60, 3))
+    X[30:] += 6
+    kept = dpmeans(X, k=2)
+    lean = dpmeans(X, k=2, keep_data=False)
+    assert repr(lean).splitlines()[2:] == repr(kept).splitlines()[2:]
+    assert "within_ss" not in lean.summary().tables["clusters"]
+    assert lean.objective - lean.lam * 2 == pytest.approx(kept.within_ss.sum(), rel=1e-12)
