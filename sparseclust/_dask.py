@@ -24,16 +24,10 @@ import pandas as pd
 from . import _craft_core as core
 from ._blocks import BLOCK_ROWS, LocalBlocks, block_bounds
 from ._dtypes import _sorted_levels, densify
-from ._frame import VariableSpec, build_table, transform_like
+from ._frame import VariableSpec, build_table, is_dask_collection, transform_like
 from ._threads import single_blas_thread
 
 __all__ = ["FutureBlocks", "is_dask_collection", "prepare_dask", "prepare_dask_dp", "route_backend"]
-
-
-def is_dask_collection(x: Any) -> bool:
-    """True for a Dask DataFrame (without importing Dask when it is not in use)."""
-    mod = type(x).__module__ or ""
-    return mod.startswith("dask") and hasattr(x, "npartitions") and hasattr(x, "to_delayed")
 
 
 def _client():

@@ -729,6 +729,20 @@ def _check_unique_names(df: pd.DataFrame, what: str) -> None:
 def _as_frame(data: Any, name: str) -> pd.DataFrame:
     if isinstance(data, pd.DataFrame):
         return data
+    if is_dask_collection(data):
+        # Methods without a Dask backend read the rows into memory, keeping the names
+        # and the index (craft() and dpmeans() dispatch before reaching here).
+        data = data.compute()
+        if name != "newdata":
+            warnings.warn(
+                f"this method has no Dask backend: the Dask DataFrame ({len(data)} rows) was "
+                "computed into memory. craft() and dpmeans() run on Dask.",
+                DataWarning,
+                stacklevel=user_stacklevel(),
+            )
+        if isinstance(data, pd.Series):
+            return data.to_frame()
+        return data
     if isinstance(data, pd.Series):
         return data.to_frame()
     if isinstance(data, dict):
@@ -762,6 +776,12 @@ def _as_frame(data: Any, name: str) -> pd.DataFrame:
             f"{name} has unsupported dtype {arr.dtype}; pass numbers, strings or a DataFrame."
         )
     return pd.DataFrame(arr, columns=[f"x{j}" for j in range(arr.shape[1])])
+
+
+def is_dask_collection(x: Any) -> bool:
+    """True for a Dask DataFrame or Series (without importing Dask when it is not in use)."""
+    mod = type(x).__module__ or ""
+    return mod.startswith("dask") and hasattr(x, "npartitions") and hasattr(x, "to_delayed")
 
 
 def _response_series(y: Any, df: pd.DataFrame) -> pd.Series:

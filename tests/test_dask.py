@@ -301,6 +301,20 @@ def test_dpmeans_missing_drop_and_predict():
     pd.testing.assert_series_equal(got.predict(new), ref.predict(new))
 
 
+def test_methods_without_a_dask_backend_compute_with_a_warning():
+    """sparse k-means has no Dask backend yet: the frame is computed into memory, names
+    and index kept, and the caller is told; the fit equals the in-memory one."""
+    from sparseclust import sparse_kmeans
+    from sparseclust.exceptions import DataWarning
+
+    df = mixed_frame(300)[["x0", "x2", "x3"]]
+    ref = sparse_kmeans(df, 3, wbound=1.5, rng=0)
+    with dask.config.set(scheduler="synchronous"), pytest.warns(DataWarning, match="no Dask"):
+        got = sparse_kmeans(partitioned(df, [100]), 3, wbound=1.5, rng=0)
+    pd.testing.assert_series_equal(got.labels, ref.labels)
+    pd.testing.assert_series_equal(got.weights, ref.weights)
+
+
 # ------------------------------------------------ distributed cluster (keep last: an
 # active Client is used by every later call)
 @pytest.fixture(scope="module")
