@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["BLOCK_ROWS", "LocalBlocks", "block_bounds"]
+__all__ = ["BLOCK_ROWS", "LocalBlocks", "block_bounds", "call_on_row", "call_on_sample"]
 
 #: Rows per block of the in-memory path (16k rows kept the per-block temporaries in
 #: cache and measured faster than whole-array products on 1,000,000 rows).
@@ -64,3 +64,25 @@ class LocalBlocks:
     def fetch(self, states: Sequence[Any]) -> list[Any]:
         """The states themselves (they already live here)."""
         return list(states)
+
+
+def call_on_row(ex: Any, i: int, kernel: Callable[..., tuple[Any, Any]]) -> Any:
+    """``kernel(block, offset, None, i)``'s result on the block holding global row ``i``."""
+    j = int(np.searchsorted(np.asarray(ex.offsets), i, side="right") - 1)
+    while ex.sizes[j] == 0 or i >= ex.offsets[j] + ex.sizes[j]:
+        j += 1
+    return ex.call(j, kernel, None, i)[1]
+
+
+def call_on_sample(
+    ex: Any, n_rows: int, rng: np.random.Generator, kernel: Callable[..., tuple[Any, Any]]
+) -> list[Any]:
+    """A uniform random sample of ``n_rows`` rows (without replacement, in data order):
+    ``kernel(block, offset, None, local_rows)``'s results, block by block."""
+    rows = np.sort(rng.choice(ex.n, size=min(n_rows, ex.n), replace=False))
+    out = []
+    for j, (off, size) in enumerate(zip(ex.offsets, ex.sizes)):
+        mine = rows[(rows >= off) & (rows < off + size)] - off
+        if mine.size:
+            out.append(ex.call(j, kernel, None, mine)[1])
+    return out

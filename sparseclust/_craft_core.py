@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from scipy import sparse
 
-from ._blocks import BLOCK_ROWS, LocalBlocks, block_bounds
+from ._blocks import BLOCK_ROWS, LocalBlocks, block_bounds, call_on_row
 from ._threads import single_blas_thread
 
 __all__ = ["Blocked", "CraftData", "as_blocked", "craft_constants", "craft_fit", "prepare"]
@@ -443,11 +443,7 @@ def _k_row(block: CraftData, offset: int, state: Any, i: int) -> tuple[Any, Craf
 
 def fetch_row(data: Blocked, i: int) -> CraftData:
     """Row ``i`` (global position) as a one-row block."""
-    ex = data.executor
-    j = int(np.searchsorted(np.asarray(ex.offsets), i, side="right") - 1)
-    while ex.sizes[j] == 0 or i >= ex.offsets[j] + ex.sizes[j]:
-        j += 1
-    return ex.call(j, _k_row, None, i)[1]
+    return call_on_row(data.executor, i, _k_row)
 
 
 def _k_costs(block, offset, state, st, F_delta, threshold, sigma_override, remap):

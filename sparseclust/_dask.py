@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from . import _craft_core as core
-from ._blocks import BLOCK_ROWS, LocalBlocks, block_bounds
+from ._blocks import BLOCK_ROWS, LocalBlocks, block_bounds, call_on_sample
 from ._dtypes import _sorted_levels, densify
 from ._frame import VariableSpec, build_table, is_dask_collection, transform_like
 from ._threads import single_blas_thread
@@ -566,14 +566,7 @@ def _offsets(sizes: list[int]) -> list[int]:
 def sample_data(prep: dict[str, Any], n_rows: int, rng: np.random.Generator) -> core.CraftData:
     """An in-memory random sample of the prepared rows (same global statistics)."""
     B: core.Blocked = prep["data"]
-    n = B.n
-    rows = np.sort(rng.choice(n, size=min(n_rows, n), replace=False))
-    ex = B.executor
-    pieces = []
-    for j, (off, size) in enumerate(zip(ex.offsets, ex.sizes)):
-        mine = rows[(rows >= off) & (rows < off + size)] - off
-        if mine.size:
-            pieces.append(ex.call(j, _k_take, None, mine)[1])
+    pieces = call_on_sample(B.executor, n_rows, rng, _k_take)
     return _concat(pieces, B.header)
 
 

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from ._blocks import LocalBlocks
+from ._blocks import LocalBlocks, call_on_row, call_on_sample
 from ._dask import route_backend
 from ._format import call_string, fmt
 from ._frame import ColumnTable, build_table, transform_like
@@ -323,11 +323,7 @@ def _dpmeans_loop(
 
 
 def _fetch(B: DPBlocks, i: int) -> np.ndarray:
-    ex = B.executor
-    j = int(np.searchsorted(np.asarray(ex.offsets), i, side="right") - 1)
-    while ex.sizes[j] == 0 or i >= ex.offsets[j] + ex.sizes[j]:
-        j += 1
-    return ex.call(j, _dk_row, None, i)[1]
+    return call_on_row(B.executor, i, _dk_row)
 
 
 def _dk_far(Xb, off, state, point, taken):
@@ -378,14 +374,7 @@ def _dk_take(Xb, off, state, rows):
 
 def _sample_rows(B: DPBlocks, n_rows: int, rng: np.random.Generator) -> np.ndarray:
     """An in-memory random sample of the rows (in data order)."""
-    ex = B.executor
-    rows = np.sort(rng.choice(B.n, size=min(n_rows, B.n), replace=False))
-    out = []
-    for j, (off, size) in enumerate(zip(ex.offsets, ex.sizes)):
-        mine = rows[(rows >= off) & (rows < off + size)] - off
-        if mine.size:
-            out.append(ex.call(j, _dk_take, None, mine)[1])
-    return np.vstack(out)
+    return np.vstack(call_on_sample(B.executor, n_rows, rng, _dk_take))
 
 
 def max_sq_dev(X: np.ndarray | DPBlocks) -> float:
