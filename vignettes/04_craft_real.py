@@ -592,20 +592,26 @@ print(wide.loc[[(m, 3) for m in M_CURVE]].droplevel("k").to_string())
 # %%
 fig, axs = plt.subplots(2, 4, figsize=(17, 7.5), layout="constrained", sharey="row")
 styles = {"CRAFT": ("C0", "o"), "DP-RF": ("C3", "s")}
+
+
+def curve(ax, d, metric, method, color, marker):
+    """One method's mean +- sd of ``metric`` against the frame's index."""
+    ax.errorbar(
+        d.index,
+        d[metric],
+        yerr=d[f"{metric}_sd"],
+        color=color,
+        marker=marker,
+        capsize=3,
+        label=method,
+    )
+
+
 for row, (metric, ylabel) in enumerate((("purity", "purity"), ("nmi", "NMI"))):
     for col, m in enumerate(M_PANELS):
         ax = axs[row, col]
         for method, (color, marker) in styles.items():
-            d = F5.loc[(method, m)].loc[list(KS)]
-            ax.errorbar(
-                d.index,
-                d[metric],
-                yerr=d[f"{metric}_sd"],
-                color=color,
-                marker=marker,
-                capsize=3,
-                label=method,
-            )
+            curve(ax, F5.loc[(method, m)].loc[list(KS)], metric, method, color, marker)
         ax.axvline(3, color="0.6", ls=":", lw=1)
         ax.set_xticks(list(KS))
         ax.set_xlabel("number of clusters K")
@@ -613,16 +619,7 @@ for row, (metric, ylabel) in enumerate((("purity", "purity"), ("nmi", "NMI"))):
         ax.grid(alpha=0.3)
     ax = axs[row, 3]
     for method, (color, marker) in styles.items():
-        d = F5.xs(3, level="k").loc[method].loc[list(M_CURVE)]
-        ax.errorbar(
-            d.index,
-            d[metric],
-            yerr=d[f"{metric}_sd"],
-            color=color,
-            marker=marker,
-            capsize=3,
-            label=method,
-        )
+        curve(ax, F5.xs(3, level="k").loc[method].loc[list(M_CURVE)], metric, method, color, marker)
     ax.set_xlabel("m (fraction of features per cluster)")
     ax.set_title(f"{ylabel} against m, K = 3")
     ax.grid(alpha=0.3)
