@@ -65,6 +65,10 @@ class LocalBlocks:
         """The states themselves (they already live here)."""
         return list(states)
 
+    def copy(self, states: Sequence[Any]) -> list[Any]:
+        """The same states: kernels return new states and never change one in place."""
+        return list(states)
+
 
 def call_on_row(ex: Any, i: int, kernel: Callable[..., tuple[Any, Any]]) -> Any:
     """``kernel(block, offset, None, i)``'s result on the block holding global row ``i``."""

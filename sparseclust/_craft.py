@@ -13,7 +13,7 @@ import pandas as pd
 from . import _craft_core as core
 from ._dask import route_backend
 from ._format import call_string, fmt
-from ._frame import ColumnTable, build_table, transform_like
+from ._frame import ColumnTable, build_table, empty_table, transform_like
 from ._lambda import calibrate_lambda, resolve_penalty
 from ._parallel import run_parallel
 from ._results import ClusterResult, labels_series
@@ -677,7 +677,7 @@ def craft(
             scale=scale,
             alpha=alpha,
         )
-        table = _empty_table(dask_prep["spec"])
+        table = empty_table(dask_prep["spec"])
         prep = _Prepared(table, dask_prep["data"], dask_prep["center"], dask_prep["scale"])
         n_obs = dask_prep["data"].n
         keep_data = False
@@ -786,18 +786,6 @@ def craft(
         keep_data=keep_data,
         k_selection=k_selection,
         dask_prep=dask_prep,
-    )
-
-
-def _empty_table(spec) -> ColumnTable:
-    """A zero-row table carrying a spec (the Dask backend keeps its rows on the cluster)."""
-    return ColumnTable(
-        numeric=np.zeros((0, len(spec.numeric_names))),
-        codes=np.zeros((0, len(spec.categorical_names)), dtype=np.int64),
-        spec=spec,
-        index=pd.RangeIndex(0),
-        dropped=np.zeros(0, dtype=bool),
-        frame=pd.DataFrame(),
     )
 
 

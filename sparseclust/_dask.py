@@ -60,6 +60,10 @@ def _stored(key):
     return _STORE.get(key)
 
 
+def _copy(key_in, key_out):
+    _STORE[key_out] = _STORE[key_in].copy()
+
+
 def _drop(keys):
     for key in keys:
         _STORE.pop(key, None)
@@ -124,6 +128,16 @@ class FutureBlocks:
 
     def fetch(self, states):
         return self.client.gather(self.state_futures(states))
+
+    def copy(self, states):
+        """New states equal to ``states`` (each kernel consumes the state it reads)."""
+        keys = [f"sparseclust-{uuid.uuid4().hex}" for _ in states]
+        futs = [
+            self.client.submit(_copy, a, b, workers=[w], allow_other_workers=False, pure=False)
+            for a, b, w in zip(states, keys, self.workers)
+        ]
+        self.client.gather(futs)
+        return keys
 
     def release(self, states) -> None:
         from distributed import fire_and_forget
@@ -277,6 +291,7 @@ def read_dask(
     numeric: Any,
     missing: str,
     allow_constant: bool = False,
+    allow_categorical: bool = True,
     sample_rows: int = 2000,
 ) -> dict[str, Any]:
     """Read a Dask DataFrame into typed partitions (numeric block + integer codes).
@@ -299,6 +314,7 @@ def read_dask(
         numeric=numeric,
         missing="native",
         missing_choices=("native",),
+        allow_categorical=allow_categorical,
         allow_constant=True,
         min_rows=1,
     )
@@ -534,8 +550,9 @@ def _label_part(index: pd.Index, dropped: np.ndarray, labels: np.ndarray) -> pd.
     return out.rename("cluster")
 
 
-def labels_dask(prep: dict[str, Any], out: dict[str, Any]):
-    """The fit's labels as a lazy Dask Series on the input's index and partitions."""
+def labels_dask(prep: dict[str, Any], out: dict[str, Any], key: str | None = "labels"):
+    """The fit's labels as a lazy Dask Series on the input's index and partitions
+    (``out["states"]``: each block's labels, under ``key`` of its state dict)."""
     import dask
     import dask.dataframe as dd
 
@@ -544,10 +561,9 @@ def labels_dask(prep: dict[str, Any], out: dict[str, Any]):
     parts = []
     if out["states"] is not None:  # on the cluster: one state per partition
         client = ex.client
-        labs = [
-            client.submit(operator.getitem, f, "labels", pure=False)
-            for f in ex.state_futures(out["states"])
-        ]
+        labs = ex.state_futures(out["states"])
+        if key is not None:
+            labs = [client.submit(operator.getitem, f, key, pure=False) for f in labs]
         for (idx, drop), lab in zip(prep["parts"], labs):
             parts.append(dask.delayed(_label_part)(idx, drop, lab))
     else:
@@ -592,3 +608,61 @@ def _concat(pieces: list[core.CraftData], header: core.CraftData) -> core.CraftD
         codes=np.vstack([p.codes for p in pieces]),
         g0=np.concatenate([p.g0 for p in pieces]),
     )
+
+
+# ------------------------------------------------------------ numeric methods
+def _numeric_block(raw: dict[str, Any], center, sd) -> np.ndarray:
+    num = raw["num"]
+    if center is not None:
+        num = (num - center) / sd
+    return np.ascontiguousarray(num, dtype=np.float64)
+
+
+def _k_unobserved(block, offset, state):
+    """Local positions of the rows with no observed value."""
+    return state, np.flatnonzero(np.isnan(block).all(axis=1) & (block.shape[1] > 0))
+
+
+def prepare_dask_numeric(
+    x: Any, data: Any, *, categorical: Any, numeric: Any, missing: str, scale: bool
+) -> dict[str, Any]:
+    """Read a Dask DataFrame of numeric columns into persisted blocks (one per partition)
+    for sparse k-means; standardised with the global mean and sd when ``scale``.
+
+    Categorical columns raise as in memory (pointing to ``craft()``); constant
+    columns are kept (they get weight 0); a row with no observed value raises.
+    """
+    rd = read_dask(
+        x,
+        data,
+        categorical=categorical,
+        numeric=numeric,
+        missing=missing,
+        allow_constant=True,
+        allow_categorical=False,
+    )
+    center = sd = None
+    if scale:
+        center, sd = _center_scale(rd)
+    blocks = rd["run"].map(_numeric_block, rd["raws"], center, sd, keep=rd["client"] is not None)
+    rd["raws"] = None  # the typed partitions go as soon as their blocks exist
+    executor = _executor(rd, blocks)
+    bad = []
+    for (idx, dropped), rows in zip(
+        rd["parts"], executor.map(_k_unobserved, executor.initial_states())[1]
+    ):
+        bad += idx[np.flatnonzero(~dropped)[rows]].tolist()
+    if bad:
+        raise ValueError(
+            f"rows {bad[:5]} have no observed value; drop them (missing='drop' drops any row "
+            "with a missing cell) or impute."
+        )
+    return {
+        "spec": rd["spec"],
+        "center": center,
+        "scale": sd,
+        "parts": rd["parts"],
+        "sizes": rd["sizes"],
+        "ddf": rd["ddf"],
+        "executor": executor,
+    }

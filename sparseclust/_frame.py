@@ -821,3 +821,15 @@ def _caller_namespace() -> dict[str, Any]:
             return env
         frame = frame.f_back
     return {}
+
+
+def empty_table(spec: VariableSpec) -> ColumnTable:
+    """A zero-row table carrying a spec (the Dask backend keeps its rows on the cluster)."""
+    return ColumnTable(
+        numeric=np.zeros((0, len(spec.numeric_names))),
+        codes=np.zeros((0, len(spec.categorical_names)), dtype=np.int64),
+        spec=spec,
+        index=pd.RangeIndex(0),
+        dropped=np.zeros(0, dtype=bool),
+        frame=pd.DataFrame(),
+    )

@@ -1,9 +1,9 @@
-"""Hartigan–Wong k-means (AS 136) as R's ``stats::kmeans`` runs it, Lloyd, and multi-start.
+"""Hartigan–Wong k-means (AS 136) as R's ``stats::kmeans`` runs it.
 
 Array-level core (no pandas). :func:`hartigan_wong` reproduces
 ``kmeans(x, centers=<matrix>, iter.max=, algorithm="Hartigan-Wong")``: from the same
-centre matrix it returns R's partition. :func:`lloyd` is R's ``algorithm="Lloyd"`` from
-given centres, and :func:`kmeans_multi_start` is the ``nstart`` analogue.
+centre matrix it returns R's partition. Lloyd (R's ``algorithm="Lloyd"``) and the
+``nstart`` multi-start live in :mod:`._lloyd`, which runs them over row blocks.
 
 How the algorithm runs (Hartigan & Wong 1979, Applied Statistics algorithm AS 136, with
 the details R adds)
@@ -86,9 +86,8 @@ from typing import Any
 import numpy as np
 
 from ._threads import single_blas_thread
-from ._validation import as_rng
 
-__all__ = ["HWResult", "hartigan_wong", "kmeans_multi_start", "lloyd"]
+__all__ = ["HWResult", "hartigan_wong"]
 
 _U = 2.0**-53  # unit roundoff of float64
 _TOL_SCALE = 8.0  # error bound of a product distance: _TOL_SCALE (p + 10) u (|x|^2 + |c|^2)
@@ -101,8 +100,6 @@ _COARSE_MIN_P = 64  # single-precision screening of the blocks from this many co
 _COARSE_MAX_P = 2**17  # ... up to this many (keeps p u32 <= 1/100)
 _COARSE_MAX_SQ = 2.0**100  # ... while squared norms stay below this (no float32 overflow)
 _SCALAR = 4  # below this block size, points are evaluated one by one
-_LLOYD_PRE_MAX_ITER = 30  # Lloyd phase of the multi-start before Hartigan-Wong refines
-_N_REFINE = 3  # distinct best Lloyd solutions that Hartigan-Wong refines
 _QTRAN_STEPS = 50  # R caps a quick-transfer stage at 50 n steps (ifault 4)
 
 
@@ -163,19 +160,20 @@ def _row_sq(x: np.ndarray) -> np.ndarray:
     return q
 
 
-def _as_centers(centers: Any, x: np.ndarray) -> np.ndarray:
+def _as_centers(centers: Any, n: int, p: int) -> np.ndarray:
+    """Validated starting centres for ``n`` points with ``p`` columns."""
     c = np.array(centers, dtype=np.float64, order="C", copy=True)
     if c.ndim != 2 or c.shape[0] < 1:
         raise ValueError("centers must be a 2-D array with at least one row")
-    if c.shape[1] != x.shape[1]:
+    if c.shape[1] != p:
         raise ValueError(
-            f"x and centers must have the same number of columns; got {x.shape[1]} and {c.shape[1]}"
+            f"x and centers must have the same number of columns; got {p} and {c.shape[1]}"
         )
     if not np.isfinite(c).all():
         raise ValueError("centers must be finite")
     k = c.shape[0]
-    if k > x.shape[0]:
-        raise ValueError(f"more cluster centers ({k}) than data points ({x.shape[0]})")
+    if k > n:
+        raise ValueError(f"more cluster centers ({k}) than data points ({n})")
     if k > 1 and np.unique(_void_rows(c)).size < k:
         raise ValueError("initial centers are not distinct")
     return c
@@ -187,6 +185,12 @@ def _check_max_iter(max_iter: Any) -> int:
     if max_iter < 1:
         raise ValueError(f"max_iter must be positive; got {max_iter}")
     return int(max_iter)
+
+
+def _void_rows(a: np.ndarray) -> np.ndarray:
+    """Rows as opaque byte strings (``+ 0.0`` turns -0.0 into 0.0, as R's unique sees them)."""
+    a = np.ascontiguousarray(a + 0.0)
+    return a.view(np.dtype((np.void, a.dtype.itemsize * a.shape[1]))).ravel()
 
 
 def _seq_sqdist(xrow: np.ndarray, c: np.ndarray) -> np.ndarray:
@@ -858,7 +862,7 @@ def hartigan_wong(x: Any, centers: Any, *, max_iter: int = 10) -> HWResult:
     (array([2., 2.]), True)
     """
     x = _as_data(x)
-    c = _as_centers(centers, x)
+    c = _as_centers(centers, *x.shape)
     max_iter = _check_max_iter(max_iter)
     k, n = c.shape[0], x.shape[0]
     if k == 1:
@@ -870,334 +874,3 @@ def hartigan_wong(x: Any, centers: Any, *, max_iter: int = 10) -> HWResult:
         )
     with single_blas_thread():
         return _HW(x, c, max_iter).run()
-
-
-# ------------------------------------------------------------------------------- Lloyd
-def _exact_nearest(x: np.ndarray, c: np.ndarray, scr: _Screen) -> np.ndarray:
-    """Nearest centre of every point (first index on ties), decisions as a sequential
-    double-precision sum would make them."""
-    n, k = x.shape[0], c.shape[0]
-    scr.set_centers(c)
-    d, tol = scr.dist(slice(None))
-    lab = d.argmin(axis=1)
-    if k == 1:
-        return lab.astype(np.int64)
-    r = np.arange(n)
-    dmin = d[r, lab]
-    d[r, lab] = np.inf
-    for i in np.flatnonzero(d.min(axis=1) - dmin <= 2.0 * tol).tolist():
-        dex = _seq_sqdist(x[i], c)
-        best, arg = np.inf, 0
-        for j, v in enumerate(dex.tolist()):
-            if v < best:
-                best, arg = v, j
-        lab[i] = arg
-    return lab.astype(np.int64)
-
-
-def lloyd(x: Any, centers: Any, *, max_iter: int = 10) -> HWResult:
-    """Lloyd's k-means from given centres, as R's ``kmeans(..., algorithm="Lloyd")``.
-
-    Assign every point to its nearest centre (ties to the lower index); stop when no label
-    changes, else replace the centres by the cluster means; at most ``max_iter`` passes.
-    ``n_iter`` is R's ``$iter`` (``max_iter + 1`` and ``ifault`` 2 when the cap is hit;
-    no warning here). An emptied cluster raises ``ValueError`` (R warns and returns a NaN
-    centre).
-
-    Examples
-    --------
-    >>> x = np.array([[0.0], [1.0], [2.0], [10.0], [11.0], [12.0]])
-    >>> lloyd(x, np.array([[0.0], [1.0]])).labels
-    array([0, 0, 0, 1, 1, 1])
-    """
-    x = _as_data(x)
-    c = _as_centers(centers, x)
-    max_iter = _check_max_iter(max_iter)
-    if c.shape[0] == 1:
-        return _one_cluster(x)
-    with single_blas_thread():
-        return _lloyd(x, c, max_iter)
-
-
-def _lloyd(x: np.ndarray, c: np.ndarray, max_iter: int) -> HWResult:
-    k = c.shape[0]
-    scr = _Screen(x)
-    labels = np.full(x.shape[0], -1, dtype=np.int64)
-    n_iter = max_iter + 1  # R's $iter when the cap is hit
-    for it in range(max_iter):
-        new = _exact_nearest(x, c, scr)
-        if np.array_equal(new, labels):
-            n_iter = it + 1
-            break
-        labels = new
-        nc = np.bincount(labels, minlength=k)
-        if (nc == 0).any():
-            raise _empty_cluster_error(nc)
-        c = _seq_cluster_sums(x, labels, k) / nc[:, None].astype(np.float64)
-    converged = n_iter <= max_iter
-    return HWResult(labels, c, _wss(x, labels, c), n_iter, converged, 0 if converged else 2)
-
-
-# ------------------------------------------------------------------------- multi-start
-def _void_rows(a: np.ndarray) -> np.ndarray:
-    a = np.ascontiguousarray(a + 0.0)  # + 0.0 turns -0.0 into 0.0, as R's unique sees them
-    return a.view(np.dtype((np.void, a.dtype.itemsize * a.shape[1]))).ravel()
-
-
-def _unique_rows(x: np.ndarray) -> np.ndarray:
-    """Indices of the first occurrence of each distinct row, in data order.
-
-    Rows are grouped by (up to) 16 of their columns first; only rows sharing those
-    values are compared in full, so continuous data cost one pass over 16 columns."""
-    n, p = x.shape
-    cols = np.unique(np.linspace(0, p - 1, min(p, 16)).astype(np.int64))
-    _, first, inv = np.unique(_void_rows(x[:, cols]), return_index=True, return_inverse=True)
-    if first.size == n or cols.size == p:
-        return np.sort(first)
-    keep = np.zeros(n, dtype=bool)
-    keep[first] = True
-    order = np.argsort(inv, kind="stable")
-    bounds = np.flatnonzero(np.diff(inv[order])) + 1
-    for members in np.split(order, bounds):
-        if members.size > 1:
-            _, f = np.unique(_void_rows(x[members]), return_index=True)
-            keep[members[f]] = True
-    return np.flatnonzero(keep)
-
-
-def _starts(
-    xs: np.ndarray, xq: np.ndarray, uniq: np.ndarray, k: int, n_init: int, init: str, rng: Any
-) -> np.ndarray:
-    """(n_init, k) row indices of distinct starting centres."""
-    m = uniq.size
-    if init == "random":
-        return np.stack([uniq[rng.choice(m, size=k, replace=False)] for _ in range(n_init)])
-    # k-means++ (D^2 sampling) for all starts at once, over the distinct rows
-    xu, qu = xs[uniq], xq[uniq]
-    chosen = np.empty((n_init, k), dtype=np.int64)
-    chosen[:, 0] = rng.integers(m, size=n_init)
-    r = np.arange(n_init)
-    d2 = None
-    for j in range(1, k):
-        last = chosen[:, j - 1]
-        dj = np.maximum(qu[last][:, None] + qu[None, :] - 2.0 * (xu[last] @ xu.T), 0.0)
-        dj[r, last] = 0.0
-        d2 = dj if d2 is None else np.minimum(d2, dj)
-        d2[r[:, None], chosen[:, :j]] = 0.0
-        cum = np.cumsum(d2, axis=1)
-        total = cum[:, -1]
-        t = rng.random(n_init) * total
-        pick = np.minimum((cum <= t[:, None]).sum(axis=1), m - 1)
-        for s in np.flatnonzero((total <= 0) | (d2[r, pick] <= 0)).tolist():
-            free = np.setdiff1d(np.arange(m), chosen[s, :j])  # degenerate: uniform
-            pick[s] = free[rng.integers(free.size)]
-        chosen[:, j] = pick
-    return uniq[chosen]
-
-
-def _batched_lloyd(
-    xs: np.ndarray, xq: np.ndarray, c0: np.ndarray, max_iter: int
-) -> tuple[np.ndarray, ...]:
-    """Lloyd for all starts together: one product per iteration with the stacked
-    ``(S k) x p`` centres. Cluster sums come from a one-hot product, then are updated
-    with the rows that changed cluster only (recomputed in full every 10 iterations).
-    A cluster that empties is re-seeded at the point farthest from its centre (within
-    that start). Starts whose labels stop changing leave the batch.
-
-    Returns labels (S, n), centres (S, k, p), total WSS (S,), converged (S,), n_iter (S,)."""
-    S, k, p = c0.shape
-    n = xs.shape[0]
-    c = c0.copy()
-    labels = np.full((S, n), -1, dtype=np.int64)
-    sums = np.zeros((S, k, p))
-    counts = np.zeros((S, k), dtype=np.int64)
-    converged = np.zeros(S, dtype=bool)
-    n_iter = np.full(S, max_iter + 1, dtype=np.int64)  # R's $iter convention
-    active = np.arange(S)
-    for it in range(max_iter):
-        A = active.size
-        ca = c[active].reshape(A * k, p)
-        g = xs @ ca.T  # (n, A k)
-        dist = (np.einsum("ij,ij->i", ca, ca)[None, :] - 2.0 * g).reshape(n, A, k)
-        lab = dist.argmin(axis=2).T  # (A, n)
-        old = labels[active]
-        changed = (lab != old).any(axis=1)
-        converged[active[~changed]] = True
-        n_iter[active[~changed]] = it + 1
-        keep = np.flatnonzero(changed)
-        if keep.size == 0:
-            break
-        active, lab, old = active[keep], lab[keep], old[keep]
-        A = active.size
-        cnt = np.stack([np.bincount(row, minlength=k) for row in lab])
-        for a in np.flatnonzero((cnt == 0).any(axis=1)).tolist():
-            own = dist[:, keep[a], :][np.arange(n), lab[a]] + xq
-            for j in np.flatnonzero(cnt[a] == 0).tolist():
-                for i in np.argsort(-own, kind="stable").tolist():
-                    if cnt[a, lab[a, i]] > 1:
-                        cnt[a, lab[a, i]] -= 1
-                        lab[a, i] = j
-                        cnt[a, j] = 1
-                        own[i] = 0.0
-                        break
-        labels[active] = lab
-        counts[active] = cnt
-        moved = lab != old
-        rows = np.flatnonzero(moved.any(axis=0))
-        if it % 10 == 0 or 2 * rows.size > n:
-            onehot = np.zeros((A * k, n))
-            onehot[(lab + (np.arange(A) * k)[:, None]).ravel(), np.tile(np.arange(n), A)] = 1.0
-            sums[active] = (onehot @ xs).reshape(A, k, p)
-        else:
-            aa, ii = np.nonzero(moved)
-            col = np.searchsorted(rows, ii)
-            delta = np.zeros((A * k, rows.size))
-            np.add.at(delta, (aa * k + lab[aa, ii], col), 1.0)
-            np.add.at(delta, (aa * k + old[aa, ii], col), -1.0)
-            sums[active] += (delta @ xs[rows]).reshape(A, k, p)
-        c[active] = sums[active] / cnt[:, :, None]
-    # every start's centres are the means of its labels: WSS = sum |x|^2 - sum n_j |c_j|^2
-    wss = xq.sum() - np.einsum("sk,skp,skp->s", counts, c, c)
-    return labels, c, wss, converged, n_iter
-
-
-def _canonical(labels: np.ndarray) -> np.ndarray:
-    """Relabel 0..k-1 by first appearance in data order."""
-    _, first = np.unique(labels, return_index=True)
-    order = labels[np.sort(first)]
-    rank = np.empty(int(labels.max()) + 1, dtype=np.int64)
-    rank[order] = np.arange(order.size)
-    return rank[labels]
-
-
-def kmeans_multi_start(
-    x: Any,
-    k: int,
-    *,
-    n_init: int,
-    rng: Any,
-    algorithm: str = "hartigan-wong",
-    max_iter: int = 10,
-    init: str = "random",
-) -> tuple[np.ndarray, np.ndarray, float, dict[str, Any]]:
-    """Best of ``n_init`` random starts, as R's ``kmeans(x, centers=k, nstart=n_init)``.
-
-    Each start takes ``k`` distinct rows as centres (``init="random"``: drawn uniformly
-    among the distinct rows, as R does; ``init="k-means++"``: D^2 sampling among them).
-
-    The starts are not run one after another. Lloyd's iterations run for all starts
-    together (one matrix product per iteration with the stacked ``(n_init k) x p``
-    centres, cluster sums by a one-hot product), until each start's labels stop changing
-    (at most ``max_iter`` iterations for ``algorithm="lloyd"``, 30 before a Hartigan–Wong
-    refinement). A cluster that empties during Lloyd is re-seeded at the point farthest
-    from its centre. For ``"lloyd"`` the start with the lowest total within sum of
-    squares is returned. For ``"hartigan-wong"``, :func:`hartigan_wong` (``max_iter``
-    rounds) refines the best three distinct Lloyd partitions from their Lloyd centres and
-    the best refinement is returned: a Hartigan–Wong local optimum, at least as good as
-    its Lloyd start. This is deliberate: R's random streams cannot be replayed anyway, and
-    Lloyd's phase is far cheaper per start than Hartigan–Wong's.
-
-    Returns
-    -------
-    labels : (n,) int64
-        0..k-1, numbered by first appearance in data order.
-    centers : (k, p) float64
-        The cluster means, in label order.
-    total_wss : float
-    info : dict
-        ``algorithm``, ``init``, ``n_init``, ``lloyd_wss`` (per start), ``lloyd_converged``
-        (per start), ``n_refined``, ``best_start``, ``n_iter``, ``converged``, ``ifault``
-        (of the returned solution; 2 or 4 are reported here, never warned).
-
-    Examples
-    --------
-    >>> g = np.random.default_rng(0)
-    >>> x = np.vstack([g.normal(0, 1, (20, 2)), g.normal(8, 1, (20, 2))])
-    >>> labels, centers, wss, info = kmeans_multi_start(x, 2, n_init=5, rng=1)
-    >>> labels[:3], bool(labels[20:].min() == 1), centers.shape
-    (array([0, 0, 0]), True, (2, 2))
-    """
-    x = _as_data(x)
-    if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
-        raise ValueError(f"k must be a positive int; got {k!r}")
-    k = int(k)
-    if isinstance(n_init, bool) or not isinstance(n_init, int | np.integer) or n_init < 1:
-        raise ValueError(f"n_init must be a positive int; got {n_init!r}")
-    n_init = int(n_init)
-    if algorithm not in ("hartigan-wong", "lloyd"):
-        raise ValueError(f"algorithm must be 'hartigan-wong' or 'lloyd'; got {algorithm!r}")
-    if init not in ("random", "k-means++"):
-        raise ValueError(f"init must be 'random' or 'k-means++'; got {init!r}")
-    max_iter = _check_max_iter(max_iter)
-    gen = as_rng(rng)
-    with single_blas_thread():
-        return _multi_start(x, k, n_init, gen, algorithm, max_iter, init)
-
-
-def _multi_start(
-    x: np.ndarray,
-    k: int,
-    n_init: int,
-    gen: np.random.Generator,
-    algorithm: str,
-    max_iter: int,
-    init: str,
-) -> tuple[np.ndarray, np.ndarray, float, dict[str, Any]]:
-    n = x.shape[0]
-    info: dict[str, Any] = {"algorithm": algorithm, "init": init, "n_init": n_init}
-    if k == 1:
-        res = _one_cluster(x)
-        info.update(
-            lloyd_wss=np.full(n_init, res.tot_withinss),
-            lloyd_converged=np.ones(n_init, dtype=bool),
-            n_refined=0,
-            best_start=0,
-            n_iter=1,
-            converged=True,
-            ifault=0,
-        )
-        return res.labels, res.centers, res.tot_withinss, info
-    uniq = _unique_rows(x)
-    if uniq.size < k:
-        raise ValueError(f"more cluster centers ({k}) than distinct data points ({uniq.size})")
-    if algorithm == "hartigan-wong" and k >= n:
-        raise ValueError(f"k must be below n for Hartigan-Wong; got k={k}, n={n}")
-    _row_sq(x)
-    mu = x.mean(axis=0)
-    xs = x - mu
-    xq = np.einsum("ij,ij->i", xs, xs)
-    idx = _starts(xs, xq, uniq, k, n_init, init, gen)
-    lloyd_iter = max_iter if algorithm == "lloyd" else max(max_iter, _LLOYD_PRE_MAX_ITER)
-    labs, cents, lwss, lconv, liter = _batched_lloyd(xs, xq, xs[idx], lloyd_iter)
-    info.update(lloyd_wss=lwss, lloyd_converged=lconv)
-    order = np.argsort(lwss, kind="stable")
-    best: tuple[float, int, np.ndarray, np.ndarray, int, int] | None = None
-    if algorithm == "hartigan-wong":
-        seen: list[bytes] = []
-        for s in order.tolist():
-            key = _canonical(labs[s]).tobytes()
-            if key in seen:
-                continue
-            seen.append(key)
-            try:
-                res = hartigan_wong(x, cents[s] + mu, max_iter=max_iter)
-            except ValueError:  # coincident Lloyd centres or an emptied cluster: skip
-                continue
-            if best is None or res.tot_withinss < best[0]:
-                best = (res.tot_withinss, s, res.labels, res.centers, res.n_iter, res.ifault)
-            if len(seen) == _N_REFINE:
-                break
-        info["n_refined"] = len(seen)
-    if best is None:  # "lloyd", or no refinement possible
-        s = int(order[0])
-        lab = labs[s]
-        c = _means(x, lab, k)
-        tot = float(_wss(x, lab, c).sum())
-        best = (tot, s, lab, c, int(liter[s]), 0 if lconv[s] else 2)
-        info.setdefault("n_refined", 0)
-    tot, s, lab, c, n_iter, ifault = best
-    canon = _canonical(lab)
-    perm = np.empty(k, dtype=np.int64)
-    perm[canon] = lab
-    info.update(best_start=int(s), n_iter=int(n_iter), converged=ifault == 0, ifault=int(ifault))
-    return canon, c[perm], float(tot), info

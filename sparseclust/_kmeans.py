@@ -13,9 +13,12 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
+from ._blocks import LocalBlocks
+from ._dask import route_backend
 from ._format import call_string, fmt
-from ._frame import read_numeric, transform_like
-from ._kmeans_core import initial_labels, partial_sqdist, sparse_kmeans_fit
+from ._frame import empty_table, read_numeric, transform_like
+from ._kmeans_core import initial_blocks, sparse_kmeans_blocks
+from ._lloyd import cluster_means, drop_states, fetch_rows, local_labels, one_block, partial_sqdist
 from ._parallel import run_parallel
 from ._permute import RULES, PermuteResult, make_permute_result
 from ._results import ClusterResult, labels_series
@@ -309,6 +312,19 @@ def _read(x, data, numeric, categorical, missing, scale, min_rows):
     return table, X, (center, sd)
 
 
+def _read_blocks(x, data, numeric, categorical, missing, scale, lazy) -> tuple:
+    """(table, executor of row blocks, (center, sd), Dask preparation or None)."""
+    if not lazy:
+        table, X, sc = _read(x, data, numeric, categorical, missing, scale, 2)
+        return table, one_block(X), sc, None
+    from ._dask import prepare_dask_numeric
+
+    prep = prepare_dask_numeric(
+        x, data, categorical=categorical, numeric=numeric, missing=missing, scale=scale
+    )
+    return empty_table(prep["spec"]), prep["executor"], (prep["center"], prep["scale"]), prep
+
+
 def _check_wbound(wbound: Any, p: int, name: str = "wbound") -> float:
     if wbound is None:
         raise ValueError(
@@ -347,18 +363,28 @@ def _check_k(k: Any, n: int, centers: Any, p: int) -> tuple[int, np.ndarray | No
     return kk, None
 
 
-def _algorithm(algorithm: str) -> str:
+def _algorithm(algorithm: str, lazy: bool = False) -> str:
+    """The k-means of the partition step: ``"auto"`` is Hartigan-Wong in memory and
+    Lloyd on Dask (Hartigan-Wong moves one point at a time: it needs the rows here)."""
     a = str(algorithm).lower() if isinstance(algorithm, str) else algorithm
+    if a == "auto":
+        return "lloyd" if lazy else "hartigan-wong"
     if a not in _ALGO_ALIASES:
-        check_choice("algorithm", algorithm, list(ALGORITHMS))
+        check_choice("algorithm", algorithm, ["auto", *ALGORITHMS])
+    if lazy and _ALGO_ALIASES[a] == "hartigan-wong":
+        raise ValueError(
+            "algorithm='hartigan-wong' needs the data in memory (it moves one point at a "
+            "time); on Dask use algorithm='lloyd' (or 'auto'), or backend='numpy' to "
+            "compute the data into memory."
+        )
     return _ALGO_ALIASES[a]
 
 
-def _common(weights, algorithm, nstart, max_iter, scale) -> tuple[str, int, int, bool]:
+def _common(weights, algorithm, nstart, max_iter, scale, lazy=False) -> tuple[str, int, int, bool]:
     """Checks shared by every sparse k-means entry point."""
     check_choice("weights", weights, list(WEIGHT_MODES))
     return (
-        _algorithm(algorithm),
+        _algorithm(algorithm, lazy),
         check_int("nstart", nstart, min=1),
         check_int("max_iter", max_iter, min=1),
         check_bool("scale", scale),
@@ -372,58 +398,62 @@ def _centers_scaled(c: np.ndarray | None, sc: tuple) -> np.ndarray | None:
     return c
 
 
-def _fit_one(X, k, wbound, init, mode, algorithm, max_iter, seed) -> dict:
+def _fit_one(ex, p, k, wbound, init, mode, algorithm, max_iter, seed) -> dict:
     with single_blas_thread():
-        return sparse_kmeans_fit(
-            X,
+        out = sparse_kmeans_blocks(
+            ex,
+            init,
             k,
             wbound,
-            init_labels=init,
+            p=p,
             mode=mode,
             algorithm=algorithm,
             max_iter=max_iter,
             rng=np.random.default_rng(seed),
         )
+    if isinstance(ex, LocalBlocks):
+        out["labels"] = local_labels(ex, out["states"])
+    return out
 
 
-def _initial(X, k, algorithm, nstart, centers, seed) -> tuple[np.ndarray, list[str]]:
-    notes: list[str] = []
+def _initial(ex, k, algorithm, nstart, centers, seed) -> list:
     with single_blas_thread():
-        lab = initial_labels(
-            X,
+        return initial_blocks(
+            ex,
             k,
             algorithm=algorithm,
             nstart=nstart,
             centers=centers,
             rng=np.random.default_rng(seed),
-            notes=notes,
+            notes=[],
         )
-    return lab, notes
 
 
-def _centers(X: np.ndarray, labels: np.ndarray, k: int) -> np.ndarray:
-    onehot = np.zeros((labels.size, k))
-    onehot[np.arange(labels.size), labels] = 1.0
-    obs = ~np.isnan(X)
-    c = onehot.T @ obs
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return (onehot.T @ np.where(obs, X, 0.0)) / c
-
-
-def _result(out, *, table, X, k, wbound, mode, algorithm, call, params, scale, keep_data):
+def _result(out, *, table, ex, k, wbound, mode, algorithm, call, params, scale, keep_data, prep):
     names = table.numeric_names
     idx = pd.Index(names, name="variable")
-    centers = pd.DataFrame(
-        _centers(X, out["labels"], k), columns=idx, index=pd.Index(range(k), name="cluster")
-    )
+    out["states"], sizes, means = cluster_means(ex, out["states"], k)
+    centers = pd.DataFrame(means, columns=idx, index=pd.Index(range(k), name="cluster"))
+    lazy_counts = None
+    if prep is None:
+        labels = labels_series(table, out["labels"])
+    else:
+        from ._dask import labels_dask
+
+        here = isinstance(ex, LocalBlocks)  # no distributed client: the labels are here
+        labels = labels_dask(prep, {**out, "states": None} if here else out, key=None)
+        n_dropped = int(sum(int(dr.sum()) for _, dr in prep["parts"]))
+        lazy_counts = (pd.Series(sizes.astype(np.int64), name="size").rename_axis("cluster"),
+                       n_dropped)  # fmt: skip
     return SparseKMeansResult(
-        labels=labels_series(table, out["labels"]),
+        labels=labels,
+        lazy_counts=lazy_counts,
         n_iter=out["n_iter"],
         converged=out["converged"],
         call=call,
         params=params,
         variables=table.spec,
-        table=table if keep_data else None,
+        table=table if keep_data and prep is None else None,
         weights=pd.Series(out["weights"], index=idx, name="weight"),
         wbound=wbound,
         k=k,
@@ -521,7 +551,7 @@ def sparse_kmeans(
     wbound: float | None = None,
     data: Any = None,
     weights: str = "exact",
-    algorithm: str = "hartigan-wong",
+    algorithm: str = "auto",
     nstart: int = 20,
     max_iter: int = 6,
     centers: Any = None,
@@ -530,6 +560,7 @@ def sparse_kmeans(
     numeric: Any = None,
     categorical: Any = None,
     keep_data: bool = True,
+    backend: str = "auto",
     rng: Any = None,
 ) -> SparseKMeansResult:
     """Sparse k-means clustering (Witten & Tibshirani 2010) for one L1 bound.
@@ -553,12 +584,16 @@ def sparse_kmeans(
         ``"exact"``: the weight step is solved exactly (the L1 bound always holds;
         scale-invariant). ``"sparcl"``: sparcl 1.0.4's BinarySearch with its absolute
         tolerances, to reproduce published sparcl numbers.
-    algorithm : {"hartigan-wong", "lloyd"}
-        The k-means of the partition step. Hartigan–Wong (default) is R's ``kmeans``
-        default: it reaches lower within-cluster sums than Lloyd and, from the same
-        centres, reproduces sparcl's partitions exactly. With random starts, the
-        starts run as batched Lloyd iterations and the best are finished by
-        Hartigan–Wong (see ``_hartigan_wong.kmeans_multi_start``).
+    algorithm : {"auto", "hartigan-wong", "lloyd"}
+        The k-means of the partition step. ``"auto"`` (default) is Hartigan–Wong in
+        memory and Lloyd on Dask. Hartigan–Wong is R's ``kmeans`` default: it reaches
+        lower within-cluster sums than Lloyd and, from the same centres, reproduces
+        sparcl's partitions exactly; with random starts, the starts run as batched
+        Lloyd iterations and the best are finished by Hartigan–Wong (see
+        ``_lloyd.kmeans_multi_start``). It moves one point at a time, so it needs the
+        rows in memory: on Dask, ``"hartigan-wong"`` is refused. ``"lloyd"`` is R's
+        ``algorithm="Lloyd"`` (exact nearest centres, sequential sums) and gives the
+        same result in memory and on Dask.
     nstart : int
         Random starts of the initial, unweighted k-means (sparcl's ``nstart=20``).
     max_iter : int
@@ -577,7 +612,17 @@ def sparse_kmeans(
     numeric, categorical : list of str, optional
         Override type detection.
     keep_data : bool
-        Keep the data on the result (for ``profiles`` and plots).
+        Keep the data on the result (for ``profiles`` and plots; never on Dask).
+    backend : {"auto", "numpy", "dask"}
+        ``"auto"``: the Dask backend when ``x`` (or ``data``) is a
+        ``dask.dataframe.DataFrame``, else in memory. ``"numpy"`` computes a Dask
+        DataFrame into memory first; ``"dask"`` runs an in-memory frame through the
+        Dask backend. On Dask every step runs over the partitions (the labels stay
+        with their partition; only per-cluster sums travel) and the result equals the
+        in-memory ``algorithm="lloyd"`` fit: same labels, iterations and convergence,
+        weights, centres and objectives equal up to rounding (1e-12 relative).
+        ``labels`` is then a lazy Dask Series on the input's index. Install
+        ``sparseclust[dask]``.
     rng : None, int or Generator
         Seed of the random starts (and sparcl's random restart of a partition step).
 
@@ -605,17 +650,20 @@ def sparse_kmeans(
     (True, True)
     """
     call = call_string(sparse_kmeans, locals())
-    algorithm, nstart, max_iter, scale = _common(weights, algorithm, nstart, max_iter, scale)
+    check_choice("backend", backend, ["auto", "numpy", "dask"])
+    x, data, lazy = route_backend(x, data, backend)
+    algorithm, nstart, max_iter, scale = _common(weights, algorithm, nstart, max_iter, scale, lazy)
     keep_data = check_bool("keep_data", keep_data)
     generator = as_rng(rng)
-    table, X, sc = _read(x, data, numeric, categorical, missing, scale, 2)
-    n, p = X.shape
+    table, ex, sc, prep = _read_blocks(x, data, numeric, categorical, missing, scale, lazy)
+    n, p = ex.n, len(table.numeric_names)
     k, c = _check_k(k, n, centers, p)
     s = _check_wbound(wbound, p)
     c = _centers_scaled(c, sc)
     seed = int(generator.integers(2**63 - 1))
     (out,) = _fit_bounds(
-        X,
+        ex,
+        p,
         k,
         np.array([s]),
         mode=weights,
@@ -636,11 +684,12 @@ def sparse_kmeans(
         "max_iter": max_iter,
         "scale": scale,
         "seed": seed,
+        "backend": "dask" if lazy else "numpy",
     }
     return _result(
         out,
         table=table,
-        X=X,
+        ex=ex,
         k=k,
         wbound=s,
         mode=weights,
@@ -649,6 +698,7 @@ def sparse_kmeans(
         params=params,
         scale=sc,
         keep_data=keep_data,
+        prep=prep,
     )
 
 
@@ -714,8 +764,10 @@ def sparse_kmeans_path(
         wbounds = np.linspace(1.1, max(np.sqrt(p), 1.2), 20)
     wb = _check_wbounds(wbounds, p)
     c = _centers_scaled(c, sc)
+    ex = one_block(X)
     outs = _fit_bounds(
-        X,
+        ex,
+        p,
         k,
         wb,
         mode=weights,
@@ -731,7 +783,7 @@ def sparse_kmeans_path(
         _result(
             o,
             table=table,
-            X=X,
+            ex=ex,
             k=k,
             wbound=float(s),
             mode=weights,
@@ -740,6 +792,7 @@ def sparse_kmeans_path(
             params={"k": k, "wbound": float(s), "weights": weights, "warm_start": warm_start},
             scale=sc,
             keep_data=keep_data,
+            prep=None,
         )
         for o, s in zip(outs, wb, strict=True)
     ]
@@ -762,20 +815,24 @@ def _permuted(X: np.ndarray, seed: int) -> np.ndarray:
     return g.permuted(X, axis=0)
 
 
-def _fit_bounds(X, k, wb, *, mode, algorithm, nstart, max_iter, centers, warm, seed) -> list[dict]:
-    """Fits of one data set at every bound, from one initial partition."""
+def _fit_bounds(
+    ex, p, k, wb, *, mode, algorithm, nstart, max_iter, centers, warm, seed
+) -> list[dict]:
+    """Fits of one data set (an executor of row blocks, ``p`` columns) at every bound,
+    from one initial partition."""
     g = np.random.default_rng(seed)
     s_init, *pool = (int(v) for v in g.integers(2**63 - 1, size=wb.size + 1))
     # each bound's seed (for sparcl's random restart of a partition step) goes by its
     # rank among the bounds, so that independent fits do not depend on the order given
     seeds = [pool[r] for r in np.argsort(np.argsort(wb, kind="stable"), kind="stable")]
-    init, _ = _initial(X, k, algorithm, nstart, centers, s_init)
+    init = _initial(ex, k, algorithm, nstart, centers, s_init)
     outs, start = [], init
     for s, sd in zip(wb, seeds, strict=True):
-        out = _fit_one(X, k, float(s), start, mode, algorithm, max_iter, sd)
+        out = _fit_one(ex, p, k, float(s), ex.copy(start), mode, algorithm, max_iter, sd)
         outs.append(out)
         if warm:
-            start = out["labels"]
+            start = out["states"]
+    drop_states(ex, init)
     return outs
 
 
@@ -783,8 +840,9 @@ def _perm_task(X, k, wb, settings, seed_perm, seed_fit) -> Any:
     """Fits at every bound on the data (``seed_perm`` None: all outputs kept) or on one
     permuted copy (objectives and convergence only)."""
     if seed_perm is None:
-        return _fit_bounds(X, k, wb, seed=seed_fit, **settings)
-    outs = _fit_bounds(_permuted(X, seed_perm), k, wb, seed=seed_fit, **settings)
+        return _fit_bounds(one_block(X), X.shape[1], k, wb, seed=seed_fit, **settings)
+    Xp = _permuted(X, seed_perm)
+    outs = _fit_bounds(one_block(Xp), X.shape[1], k, wb, seed=seed_fit, **settings)
     return [float(o["objective_path"][-1]) for o in outs], [o["converged"] for o in outs]
 
 
@@ -799,7 +857,7 @@ def kmeans_sparse_permute(
     data: Any = None,
     rule: str = "max",
     weights: str = "exact",
-    algorithm: str = "hartigan-wong",
+    algorithm: str = "auto",
     nstart: int = 20,
     max_iter: int = 6,
     centers: Any = None,
@@ -811,6 +869,8 @@ def kmeans_sparse_permute(
     n_jobs: int | None = None,
     progress: bool | None = None,
     keep_data: bool = True,
+    backend: str = "auto",
+    sample_rows: int = 20_000,
     rng: Any = None,
 ) -> PermuteResult:
     """Choose the L1 bound of sparse k-means by the permutation gap statistic (sparcl's
@@ -845,6 +905,15 @@ def kmeans_sparse_permute(
     progress : bool, optional
         tqdm progress bar; default: when there are 10 or more permutations of data
         with more than a million cells.
+    backend : {"auto", "numpy", "dask"}
+        As :func:`sparse_kmeans`.
+    sample_rows : int
+        Dask backend only: the permutation null needs every column permuted over all
+        rows, which a partitioned data set cannot do cheaply, so the gaps (on the
+        data and on the permuted copies) are computed in memory on a uniform random
+        sample of this many rows (all rows when there are fewer: then the gaps are
+        the in-memory ones). The fits at every bound, ``best`` among them, are on
+        all rows, on Dask. ``params["gap_rows"]`` records the rows used.
     rng : None, int or Generator
         Each permutation draws its own seed from ``rng``: reproducible for any
         ``n_jobs``.
@@ -869,11 +938,14 @@ def kmeans_sparse_permute(
     nperms = check_int("nperms", nperms, min=2)
     nvals = check_int("nvals", nvals, min=2)
     check_choice("rule", rule, list(RULES))
-    algorithm, nstart, max_iter, scale = _common(weights, algorithm, nstart, max_iter, scale)
+    check_choice("backend", backend, ["auto", "numpy", "dask"])
+    x, data, lazy = route_backend(x, data, backend)
+    algorithm, nstart, max_iter, scale = _common(weights, algorithm, nstart, max_iter, scale, lazy)
     warm_start = check_bool("warm_start", warm_start)
+    sample_rows = check_int("sample_rows", sample_rows, min=2)
     generator = as_rng(rng)
-    table, X, sc = _read(x, data, numeric, categorical, missing, scale, 2)
-    n, p = X.shape
+    table, ex, sc, prep = _read_blocks(x, data, numeric, categorical, missing, scale, lazy)
+    n, p = ex.n, len(table.numeric_names)
     if wbounds is None:
         if 0.9 * np.sqrt(p) <= 1.2:
             raise ValueError(
@@ -894,6 +966,11 @@ def kmeans_sparse_permute(
     }
     seed_real = int(generator.integers(2**63 - 1))
     seeds = generator.integers(2**63 - 1, size=(nperms, 2))
+    if lazy:  # the null needs every column permuted over all rows: a sample, in memory
+        X = fetch_rows(ex, np.sort(generator.choice(n, size=min(sample_rows, n), replace=False)))
+        k = _check_k(k, X.shape[0], c, p)[0]
+    else:
+        X = ex.blocks[0]
     if progress is None:
         progress = nperms >= 10 and X.size > 1_000_000
     # The fits on the data are one more task of the batch: it runs beside the permutations.
@@ -906,6 +983,9 @@ def kmeans_sparse_permute(
         desc="permutations",
     )
     permtots = np.array([t for t, _ in perm]).T  # bounds x perms
+    tots = np.array([float(o["objective_path"][-1]) for o in outs])
+    if lazy:  # the returned fits are on all rows
+        outs = _fit_bounds(ex, p, k, wb, seed=seed_real, **settings)
     params = {
         "k": k,
         "nperms": nperms,
@@ -917,13 +997,15 @@ def kmeans_sparse_permute(
         "warm_start": warm_start,
         "scale": scale,
         "seed": seed_real,
+        "backend": "dask" if lazy else "numpy",
+        "gap_rows": X.shape[0],
         "perm_not_converged": int(sum(not c for _, cs in perm for c in cs)),
     }
     fits = [
         _result(
             o,
             table=table,
-            X=X,
+            ex=ex,
             k=k,
             wbound=float(s),
             mode=weights,
@@ -932,13 +1014,14 @@ def kmeans_sparse_permute(
             params={**params, "wbound": float(s)},
             scale=sc,
             keep_data=keep_data,
+            prep=prep,
         )
         for o, s in zip(outs, wb, strict=True)
     ]
     result = make_permute_result(
         wbounds=wb,
         fits=fits,
-        tots=np.array([f.objective for f in fits]),
+        tots=tots,
         permtots=permtots,
         n_nonzero=np.array([f.n_nonzero for f in fits]),
         rule=rule,

@@ -18,6 +18,10 @@ Missing values (NaN) are handled by partial distances: a point's distance to a c
 sums over its observed features, rescaled by ``q / q_observed``; centres and BCSS use
 the observed cells (available-case, :func:`~._weights.between_ss`). Hartigan–Wong has no
 partial-distance form, so with missing values the partition step runs Lloyd.
+
+Everything runs over row blocks (:mod:`._lloyd`): in memory the data are one block, on
+Dask one block per partition, and the labels stay with their block. Hartigan–Wong is a
+point-by-point algorithm and needs the data in one block (in memory).
 """
 
 from __future__ import annotations
@@ -26,80 +30,117 @@ from typing import Any
 
 import numpy as np
 
-from ._hartigan_wong import hartigan_wong, kmeans_multi_start, lloyd
-from ._weights import between_ss, column_totals, project_weights
+from ._blocks import LocalBlocks
+from ._hartigan_wong import _as_centers, hartigan_wong
+from ._lloyd import (
+    View,
+    _add,
+    _gather,
+    _onehot,
+    _z,
+    between_ss_blocks,
+    canonical,
+    column_totals_blocks,
+    drop_states,
+    first_appearance,
+    has_nan,
+    lloyd_blocks,
+    local_labels,
+    multi_start_blocks,
+    nan_lloyd_blocks,
+    nan_multi_start,
+    one_block,
+    partial_sqdist,
+)
+from ._weights import project_weights
 
-__all__ = ["nan_lloyd", "sparse_kmeans_fit", "update_labels"]
+__all__ = ["initial_labels", "partial_sqdist", "sparse_kmeans_fit", "update_labels"]
 
 TOL = 1e-4
 
 
-def first_appearance_means(z: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Cluster means of ``z`` in order of the labels' first appearance (and that order)."""
-    _, first = np.unique(labels, return_index=True)
-    order = labels[np.sort(first)]
-    rank = np.empty(int(labels.max()) + 1, dtype=np.int64)
-    rank[order] = np.arange(order.size)
-    relab = rank[labels]
-    k = order.size
-    counts = np.bincount(relab, minlength=k).astype(np.float64)
-    if np.isnan(z).any():
+def _local_z(ex: Any, view: View) -> np.ndarray:
+    """The (viewed) data of an in-memory executor, as one array."""
+    if not isinstance(ex, LocalBlocks) or len(ex.blocks) != 1:
+        raise ValueError(
+            "algorithm='hartigan-wong' needs the data in memory (it moves one point at a "
+            "time); use algorithm='lloyd' on Dask."
+        )
+    return np.ascontiguousarray(_z(ex.blocks[0], view))
+
+
+def _k_fa_sums(block, offset, state, view, rank, k, nan):
+    z = _z(block, view)
+    relab = rank[state]
+    onehot = _onehot(relab, k)
+    if nan:
         obs = ~np.isnan(z)
-        onehot = np.zeros((labels.size, k))
-        onehot[np.arange(labels.size), relab] = 1.0
-        c = onehot.T @ obs
+        return state, (onehot.T @ obs, onehot.T @ np.where(obs, z, 0.0))
+    return state, (np.bincount(relab, minlength=k).astype(np.float64), onehot.T @ z)
+
+
+def first_appearance_means(
+    ex: Any, states: list[Any], view: View, nan: bool
+) -> tuple[list[Any], np.ndarray]:
+    """(states, means of the clusters in order of their first appearance in data order)."""
+    states, rank, order = first_appearance(ex, states)
+    k = order.size
+    states, parts = ex.map(_k_fa_sums, states, view, rank, k, nan)
+    c, sums = _add([q[0] for q in parts]), _add([q[1] for q in parts])
+    if nan:
         with np.errstate(invalid="ignore", divide="ignore"):
-            means = (onehot.T @ np.where(obs, z, 0.0)) / c
-        return np.where(c > 0, means, 0.0), relab
-    onehot = np.zeros((labels.size, k))
-    onehot[np.arange(labels.size), relab] = 1.0
-    return (onehot.T @ z) / counts[:, None], relab
+            means = sums / c
+        return states, np.where(c > 0, means, 0.0)
+    return states, sums / c[:, None]
 
 
-def partial_sqdist(z: np.ndarray, centers: np.ndarray) -> np.ndarray:
-    """n x K squared distances; with NaN in ``z``, over observed features, rescaled to all."""
-    if not np.isnan(z).any():
-        zz = np.einsum("ij,ij->i", z, z)
-        cc = np.einsum("ij,ij->i", centers, centers)
-        d = zz[:, None] - 2.0 * (z @ centers.T) + cc[None, :]
-        return np.maximum(d, 0.0)
-    obs = ~np.isnan(z)
-    z0 = np.where(obs, z, 0.0)
-    d = (
-        np.einsum("ij,ij->i", z0, z0)[:, None]
-        - 2.0 * (z0 @ centers.T)
-        + obs.astype(np.float64) @ (centers * centers).T
-    )
-    n_obs = obs.sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        scale = np.where(n_obs > 0, z.shape[1] / n_obs, 0.0)
-    return np.maximum(d, 0.0) * scale[:, None]
+def _k_nearest_counts(block, offset, state, view, centers, nan):
+    near = partial_sqdist(_z(block, view), centers, nan=nan).argmin(axis=1)
+    return state, np.bincount(near, minlength=centers.shape[0])
 
 
-def nan_lloyd(
-    z: np.ndarray, centers: np.ndarray, max_iter: int = 100
-) -> tuple[np.ndarray, int, bool]:
-    """Lloyd iterations with partial distances (NaN-aware). Returns (labels, n_iter, converged).
+def _from_centers(
+    ex: Any, centers: np.ndarray, algorithm: str, view: View, max_iter: int
+) -> tuple[list[Any], bool, int]:
+    """(label states, converged, ifault) of a k-means started from ``centers``."""
+    centers = _as_centers(centers, ex.n, centers.shape[1])
+    if algorithm == "hartigan-wong":
+        out = hartigan_wong(_local_z(ex, view), centers, max_iter=max_iter)
+        return [out.labels], out.converged, out.ifault
+    states, _, _, _, converged = lloyd_blocks(ex, centers, max_iter, view)
+    return states, converged, 0 if converged else 2
 
-    An emptied cluster keeps its previous centre (it may win points back).
-    """
-    centers = np.array(centers, dtype=np.float64)
-    k = centers.shape[0]
-    obs = ~np.isnan(z)
-    z0 = np.where(obs, z, 0.0)
-    labels = partial_sqdist(z, centers).argmin(axis=1)
-    for it in range(1, max_iter + 1):
-        onehot = np.zeros((z.shape[0], k))
-        onehot[np.arange(z.shape[0]), labels] = 1.0
-        c = onehot.T @ obs
-        with np.errstate(invalid="ignore", divide="ignore"):
-            new = (onehot.T @ z0) / c
-        centers = np.where(c > 0, new, centers)
-        new_labels = partial_sqdist(z, centers).argmin(axis=1)
-        if np.array_equal(new_labels, labels):
-            return labels, it, True
-        labels = new_labels
-    return labels, max_iter, False
+
+def initial_blocks(
+    ex: Any,
+    k: int,
+    *,
+    algorithm: str,
+    nstart: int,
+    centers: np.ndarray | None,
+    rng: np.random.Generator,
+    notes: list[str],
+    view: View = None,
+    nan: bool | None = None,
+) -> list[Any]:
+    """The unweighted k-means partition sparse k-means starts from (label states)."""
+    if nan is None:
+        nan = has_nan(ex, view)
+    if nan:
+        if centers is not None:
+            states, _, ok = nan_lloyd_blocks(ex, centers, view=view)
+            if not ok:
+                notes.append("the initial k-means did not converge")
+            return states
+        return nan_multi_start(ex, k, nstart, rng, view)
+    if centers is not None:
+        states, converged, ifault = _from_centers(ex, centers, algorithm, view, 10)
+        if not converged:
+            notes.append(f"the initial k-means stopped early (ifault {ifault})")
+        return states
+    x = _local_z(ex, view) if algorithm == "hartigan-wong" else None
+    states, _ = multi_start_blocks(ex, k, nstart, rng, algorithm=algorithm, view=view, x=x)
+    return states
 
 
 def initial_labels(
@@ -112,35 +153,69 @@ def initial_labels(
     rng: np.random.Generator,
     notes: list[str],
 ) -> np.ndarray:
-    """The unweighted k-means partition sparse k-means starts from."""
-    if np.isnan(x).any():
-        if centers is not None:
-            lab, _, ok = nan_lloyd(x, centers)
-            if not ok:
-                notes.append("the initial k-means did not converge")
-            return lab
-        best, best_wss = None, np.inf
-        for _ in range(nstart):
-            start = x[rng.choice(x.shape[0], size=k, replace=False)]
-            start = np.where(np.isnan(start), np.nanmean(x, axis=0), start)
-            lab, _, _ = nan_lloyd(x, start)
-            wss = float(between_ss(x, lab, k)[1].sum())
-            if wss < best_wss:
-                best, best_wss = lab, wss
-        return best
-    if centers is not None:
-        out = _from_centers(x, centers, algorithm, max_iter=10)
-        if not out.converged:
-            notes.append(f"the initial k-means stopped early (ifault {out.ifault})")
-        return out.labels
-    labels, _, _, _ = kmeans_multi_start(x, k, n_init=nstart, rng=rng, algorithm=algorithm)
-    return np.asarray(labels, dtype=np.int64)
+    """:func:`initial_blocks` on an in-memory matrix: the labels."""
+    ex = one_block(x)
+    states = initial_blocks(
+        ex, k, algorithm=algorithm, nstart=nstart, centers=centers, rng=rng, notes=notes
+    )
+    return local_labels(ex, states)
 
 
-def _from_centers(z: np.ndarray, centers: np.ndarray, algorithm: str, max_iter: int) -> Any:
-    if algorithm == "hartigan-wong":
-        return hartigan_wong(z, centers, max_iter=max_iter)
-    return lloyd(z, centers, max_iter=max_iter)
+def update_blocks(
+    ex: Any,
+    states: list[Any],
+    k: int,
+    w: np.ndarray,
+    *,
+    algorithm: str,
+    rng: np.random.Generator,
+    notes: list[str],
+    nan: bool,
+) -> list[Any]:
+    """The partition step for fixed weights (sparcl's UpdateCs, with O(nKq) distances).
+
+    Labels come back numbered by the first appearance of the incoming clusters (the
+    rows of the starting means), as sparcl's. ``nan``: whether the data have missing
+    cells (the weighted columns may not)."""
+    keep = np.flatnonzero(w != 0)
+    view = (keep, np.sqrt(w[keep]))
+    nan = nan and has_nan(ex, view)
+    states, mus = first_appearance_means(ex, states, view, nan)
+
+    def restart(why: str) -> list[Any]:
+        # sparcl restarts k-means on z (nstart 10)
+        notes.append(f"{why}; restarted the partition step")
+        drop_states(ex, states)
+        return initial_blocks(
+            ex,
+            k,
+            algorithm=algorithm,
+            nstart=10,
+            centers=None,
+            rng=rng,
+            notes=notes,
+            view=view,
+            nan=nan,
+        )
+
+    if mus.shape[0] < k:
+        return restart("a cluster emptied")
+    if (_add(_gather(ex, _k_nearest_counts, view, mus, nan)) == 0).any():
+        return restart("a mean was no point's nearest")
+    if nan:
+        new, _, ok = nan_lloyd_blocks(ex, mus, max_iter=10, view=view)
+        if not ok:
+            notes.append("a partition step stopped at 10 Lloyd iterations")
+        drop_states(ex, states)
+        return new
+    try:
+        new, converged, ifault = _from_centers(ex, mus, algorithm, view, 10)
+    except ValueError:  # empty cluster: restart as sparcl's fallback would
+        return restart("a partition step emptied a cluster")
+    if not converged:
+        notes.append(f"a partition step stopped early (k-means ifault {ifault})")
+    drop_states(ex, states)
+    return new
 
 
 def update_labels(
@@ -153,41 +228,66 @@ def update_labels(
     rng: np.random.Generator,
     notes: list[str],
 ) -> np.ndarray:
-    """The partition step for fixed weights (sparcl's UpdateCs, with O(nKq) distances).
+    """:func:`update_blocks` on an in-memory matrix: the new labels."""
+    ex = one_block(x)
+    nan = bool(np.isnan(x).any())
+    states = update_blocks(ex, [labels], k, w, algorithm=algorithm, rng=rng, notes=notes, nan=nan)
+    return local_labels(ex, states)
 
-    Labels come back numbered by the first appearance of the incoming clusters (the
-    rows of the starting means), as sparcl's.
+
+def sparse_kmeans_blocks(
+    ex: Any,
+    states: list[Any],
+    k: int,
+    wbound: float,
+    *,
+    p: int,
+    mode: str = "exact",
+    algorithm: str = "hartigan-wong",
+    max_iter: int = 6,
+    rng: np.random.Generator,
+) -> dict[str, Any]:
+    """One sparse k-means fit over blocks from a starting partition (label states).
+
+    Keys: ``states`` (labels 0-based, numbered by first appearance in data order),
+    ``weights``, ``lam`` (threshold), ``bcss``, ``wcss``, ``tss``, ``objective_path``
+    (``sum w BCSS`` after every round, sparcl's ``crit``), ``n_iter``, ``converged``,
+    ``notes``.
     """
-    keep = np.flatnonzero(w != 0)
-    z = x[:, keep] * np.sqrt(w[keep])  # stays 2-D with one non-zero weight
-    mus, _ = first_appearance_means(z, labels)
-    if mus.shape[0] < k:
-        notes.append("a cluster emptied; restarted the partition step")
-        return initial_labels(
-            z, k, algorithm=algorithm, nstart=10, centers=None, rng=rng, notes=notes
-        )
-    nearest = partial_sqdist(z, mus).argmin(axis=1)
-    if np.unique(nearest).size < k:
-        # Some mean is nobody's nearest: sparcl restarts k-means on z (nstart 10).
-        notes.append("a mean was no point's nearest; restarted the partition step")
-        return initial_labels(
-            z, k, algorithm=algorithm, nstart=10, centers=None, rng=rng, notes=notes
-        )
-    if np.isnan(z).any():
-        lab, _, ok = nan_lloyd(z, mus, max_iter=10)
-        if not ok:
-            notes.append("a partition step stopped at 10 Lloyd iterations")
-        return lab
-    try:
-        out = _from_centers(z, mus, algorithm, max_iter=10)
-    except ValueError:  # empty cluster in Hartigan-Wong: restart as sparcl's fallback would
-        notes.append("a partition step emptied a cluster; restarted it")
-        return initial_labels(
-            z, k, algorithm=algorithm, nstart=10, centers=None, rng=rng, notes=notes
-        )
-    if not out.converged:
-        notes.append(f"a partition step stopped early (k-means ifault {out.ifault})")
-    return np.asarray(out.labels, dtype=np.int64)
+    w = np.full(p, 1.0 / np.sqrt(p))
+    path: list[float] = []
+    notes: list[str] = []
+    converged = False
+    lam = 0.0
+    n_iter = 0
+    bcss = wcss = tss = np.zeros(p)
+    nan = has_nan(ex)
+    totals = None if nan else column_totals_blocks(ex)
+    while n_iter < max_iter:
+        n_iter += 1
+        w_old = w
+        if n_iter > 1:
+            states = update_blocks(
+                ex, states, k, w, algorithm=algorithm, rng=rng, notes=notes, nan=nan
+            )
+        states, bcss, wcss, tss = between_ss_blocks(ex, states, k, nan=nan, totals=totals)
+        w, lam = project_weights(bcss, wbound, mode)
+        path.append(float(np.sum(bcss * w)))
+        if np.sum(np.abs(w - w_old)) / np.sum(np.abs(w_old)) <= TOL:
+            converged = True
+            break
+    return {
+        "states": canonical(ex, states),
+        "weights": w,
+        "lam": lam,
+        "bcss": bcss,
+        "wcss": wcss,
+        "tss": tss,
+        "objective_path": np.asarray(path),
+        "n_iter": n_iter,
+        "converged": converged,
+        "notes": notes,
+    }
 
 
 def sparse_kmeans_fit(
@@ -201,46 +301,18 @@ def sparse_kmeans_fit(
     max_iter: int = 6,
     rng: np.random.Generator,
 ) -> dict[str, Any]:
-    """One sparse k-means fit from a starting partition. Returns a dict of arrays.
-
-    Keys: ``labels`` (0-based, numbered by first appearance in data order), ``weights``,
-    ``lam`` (threshold), ``bcss``, ``wcss``, ``tss``, ``objective_path`` (``sum w BCSS``
-    after every round, sparcl's ``crit``), ``n_iter``, ``converged``, ``notes``.
-    """
-    p = x.shape[1]
-    labels = np.asarray(init_labels, dtype=np.int64)
-    w = np.full(p, 1.0 / np.sqrt(p))
-    path: list[float] = []
-    notes: list[str] = []
-    converged = False
-    lam = 0.0
-    n_iter = 0
-    bcss = wcss = tss = np.zeros(p)
-    totals = None if np.isnan(x).any() else column_totals(x)
-    while n_iter < max_iter:
-        n_iter += 1
-        w_old = w
-        if n_iter > 1:
-            labels = update_labels(x, k, w, labels, algorithm=algorithm, rng=rng, notes=notes)
-        bcss, wcss, tss = between_ss(x, labels, k, totals=totals)
-        w, lam = project_weights(bcss, wbound, mode)
-        path.append(float(np.sum(bcss * w)))
-        if np.sum(np.abs(w - w_old)) / np.sum(np.abs(w_old)) <= TOL:
-            converged = True
-            break
-    _, first = np.unique(labels, return_index=True)
-    order = labels[np.sort(first)]
-    rank = np.empty(int(labels.max()) + 1, dtype=np.int64)
-    rank[order] = np.arange(order.size)
-    return {
-        "labels": rank[labels],
-        "weights": w,
-        "lam": lam,
-        "bcss": bcss,
-        "wcss": wcss,
-        "tss": tss,
-        "objective_path": np.asarray(path),
-        "n_iter": n_iter,
-        "converged": converged,
-        "notes": notes,
-    }
+    """:func:`sparse_kmeans_blocks` on an in-memory matrix; ``labels`` instead of ``states``."""
+    ex = one_block(x)
+    out = sparse_kmeans_blocks(
+        ex,
+        [np.asarray(init_labels, dtype=np.int64)],
+        k,
+        wbound,
+        p=x.shape[1],
+        mode=mode,
+        algorithm=algorithm,
+        max_iter=max_iter,
+        rng=rng,
+    )
+    out["labels"] = local_labels(ex, out.pop("states"))
+    return out

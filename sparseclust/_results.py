@@ -106,8 +106,13 @@ class ClusterResult:
         if not self.converged:
             notes.append(f"Did NOT converge within {self.n_iter} iterations (raise max_iter).")
         if self.table is None:
-            notes.append("Fitted with keep_data=False: cluster profiles are not available.")
+            notes.append(self._no_data())
         return notes
+
+    def _no_data(self) -> str:
+        if self.lazy_counts is not None:
+            return "Fitted on Dask: the rows stay on the cluster, so per-row profiles are not kept."
+        return "Fitted with keep_data=False: cluster profiles are not available."
 
     # ---------------------------------------------------------------- printing
     def _lines(self) -> list[str]:
@@ -159,7 +164,9 @@ class ClusterResult:
     def profiles(self) -> pd.DataFrame:
         """Per-variable profile by cluster (mean/sd for numeric, level shares for categorical)."""
         if self.table is None:
-            raise ValueError("profiles need the data: refit with keep_data=True.")
+            raise ValueError(
+                f"{self._no_data()} Profiles need the data: refit in memory with keep_data=True."
+            )
         return cluster_profiles(self.table, self.labels)
 
     def to_frame(self) -> pd.DataFrame:

@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._lloyd import between_ss_blocks, column_totals_blocks, one_block
+
 __all__ = [
     "between_ss",
     "column_totals",
@@ -159,9 +161,7 @@ def project_weights(a: np.ndarray, s: float, mode: str = "exact") -> tuple[np.nd
 
 def column_totals(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Column means and total sums of squares (two-pass) of a complete matrix."""
-    grand = x.mean(axis=0)
-    centred = x - grand
-    return grand, np.einsum("ij,ij->j", centred, centred)
+    return column_totals_blocks(one_block(np.asarray(x, dtype=np.float64)))
 
 
 def between_ss(
@@ -178,36 +178,16 @@ def between_ss(
     ``TSS_j`` two-pass, ``WCSS_j = TSS_j - BCSS_j``; ``totals`` (from
     :func:`column_totals`) saves recomputing the column totals in a loop. Missing
     values (NaN) are handled available-case: each feature's cluster means and sums
-    use its observed cells only, and the three sums are rescaled by
-    ``n / n_observed`` of that feature so that features with missing cells stay
-    comparable (without missing values nothing is rescaled).
+    use its observed cells only (``BCSS_j = sum_k n_kj (mean_kj - mean_j)^2`` with the
+    observed counts ``n_kj``, again without cancellation), and the three sums are
+    rescaled by ``n / n_observed`` of that feature so that features with missing
+    cells stay comparable (without missing values nothing is rescaled). The block form is
+    :func:`~._lloyd.between_ss_blocks`.
     """
     x = np.asarray(x, dtype=np.float64)
     labels = np.asarray(labels, dtype=np.int64)
     if k is None:
         k = int(labels.max()) + 1 if labels.size else 0
-    onehot = np.zeros((labels.size, k))
-    onehot[np.arange(labels.size), labels] = 1.0
-    if totals is not None or not np.isnan(x).any():  # totals are only given for complete x
-        grand, tss = totals if totals is not None else column_totals(x)
-        counts = onehot.sum(axis=0)
-        sums = onehot.T @ x
-        with np.errstate(invalid="ignore", divide="ignore"):
-            dev = np.where(counts[:, None] > 0, sums / counts[:, None], 0.0) - grand
-        bcss = np.einsum("k,kj,kj->j", counts, dev, dev)
-        return bcss, tss - bcss, tss
-    obs = ~np.isnan(x)
-    x0 = np.where(obs, x, 0.0)
-    counts = onehot.T @ obs  # k x p observed counts per cluster and feature
-    with np.errstate(invalid="ignore", divide="ignore"):
-        means = np.where(counts > 0, (onehot.T @ x0) / counts, 0.0)
-        resid = np.where(obs, x0 - means[labels], 0.0)
-        wcss = np.einsum("ij,ij->j", resid, resid)
-        n_obs = obs.sum(axis=0)
-        grand = np.where(n_obs > 0, x0.sum(axis=0) / n_obs, 0.0)
-        centred = np.where(obs, x0 - grand, 0.0)
-        tss = np.einsum("ij,ij->j", centred, centred)
-        factor = np.where(n_obs > 0, x.shape[0] / n_obs, 0.0)
-    wcss = wcss * factor
-    tss = tss * factor
-    return tss - wcss, wcss, tss
+    nan = totals is None and bool(np.isnan(x).any())  # totals are only given for complete x
+    _, bcss, wcss, tss = between_ss_blocks(one_block(x), [labels], k, nan=nan, totals=totals)
+    return bcss, wcss, tss

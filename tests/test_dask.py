@@ -1,4 +1,5 @@
-"""craft() on Dask DataFrames gives the in-memory result, whatever the partitioning."""
+"""craft(), dpmeans() and sparse_kmeans() on Dask DataFrames give the in-memory result,
+whatever the partitioning."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pandas as pd
 import pytest
 
 from sparseclust import _craft_core as core
-from sparseclust import craft, dpmeans
+from sparseclust import craft, dpmeans, kmeans_sparse_permute, sparse_kmeans
 from sparseclust.exceptions import ConvergenceWarning
 
 dask = pytest.importorskip("dask")
@@ -302,17 +303,159 @@ def test_dpmeans_missing_drop_and_predict():
 
 
 def test_methods_without_a_dask_backend_compute_with_a_warning():
-    """sparse k-means has no Dask backend yet: the frame is computed into memory, names
+    """sparse_kmeans_path has no Dask backend: the frame is computed into memory, names
     and index kept, and the caller is told; the fit equals the in-memory one."""
-    from sparseclust import sparse_kmeans
+    from sparseclust import sparse_kmeans_path
     from sparseclust.exceptions import DataWarning
 
     df = mixed_frame(300)[["x0", "x2", "x3"]]
-    ref = sparse_kmeans(df, 3, wbound=1.5, rng=0)
+    ref = sparse_kmeans_path(df, 3, wbounds=[1.2, 1.5], rng=0)
     with dask.config.set(scheduler="synchronous"), pytest.warns(DataWarning, match="no Dask"):
-        got = sparse_kmeans(partitioned(df, [100]), 3, wbound=1.5, rng=0)
-    pd.testing.assert_series_equal(got.labels, ref.labels)
-    pd.testing.assert_series_equal(got.weights, ref.weights)
+        got = sparse_kmeans_path(partitioned(df, [100]), 3, wbounds=[1.2, 1.5], rng=0)
+    pd.testing.assert_series_equal(got[1].labels, ref[1].labels)
+    pd.testing.assert_frame_equal(got.weights, ref.weights)
+
+
+# ------------------------------------------------------------------- sparse k-means
+def numeric_frame(n: int = N, seed: int = 2, p: int = 12) -> pd.DataFrame:
+    """Three clusters on the first four of ``p`` features, on different scales."""
+    rng = np.random.default_rng(seed)
+    g = rng.integers(0, 3, n)
+    x = rng.normal(size=(n, p)) * np.linspace(1.0, 5.0, p)
+    x[:, :4] += 2.5 * (g[:, None] == np.arange(4) % 3)
+    df = pd.DataFrame(x, columns=[f"f{j}" for j in range(p)])
+    df.index = pd.RangeIndex(500, 500 + n)
+    return df
+
+
+def assert_same_sk(got, ref, *, rtol=1e-12):
+    assert got.n_iter == ref.n_iter and got.converged == ref.converged
+    pd.testing.assert_series_equal(got.labels.compute(), ref.labels)
+    pd.testing.assert_series_equal(got.sizes, ref.sizes, check_dtype=False)
+    for a, b in ((got.weights, ref.weights), (got.bcss, ref.bcss), (got.tss, ref.tss)):
+        np.testing.assert_allclose(a.to_numpy(), b.to_numpy(), rtol=rtol, atol=1e-14)
+    np.testing.assert_allclose(got.objective_path, ref.objective_path, rtol=rtol)
+    np.testing.assert_allclose(
+        got.centers.to_numpy(), ref.centers.to_numpy(), rtol=rtol, atol=1e-12
+    )
+    assert got.threshold == pytest.approx(ref.threshold, rel=1e-9, abs=1e-12)
+    assert repr(got).splitlines()[2:] == repr(ref).splitlines()[2:]  # printed the same
+    assert set(got.summary().tables) <= set(ref.summary().tables)
+
+
+SK = {"wbound": 1.8, "nstart": 5, "max_iter": 20, "rng": 3}
+
+
+@pytest.fixture(scope="module")
+def numeric():
+    return numeric_frame()
+
+
+@pytest.fixture(scope="module")
+def sk_reference(numeric):
+    return sparse_kmeans(numeric, 3, scale=True, algorithm="lloyd", **SK)
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+def test_sparse_kmeans_equals_in_memory(numeric, sk_reference, layout):
+    with dask.config.set(scheduler="synchronous"):
+        got = sparse_kmeans(partitioned(numeric, LAYOUTS[layout]), 3, scale=True, **SK)
+    assert got.algorithm == "lloyd" and got.params["backend"] == "dask"
+    assert 1 < sk_reference.n_nonzero < 12
+    assert_same_sk(got, sk_reference)
+
+
+def test_sparse_kmeans_missing_values_equal_in_memory(numeric):
+    df = numeric.copy()
+    rng = np.random.default_rng(7)
+    df = df.mask(rng.random(df.shape) < 0.04)
+    ref = sparse_kmeans(df, 3, algorithm="lloyd", **SK)
+    with dask.config.set(scheduler="synchronous"):
+        got = sparse_kmeans(partitioned(df, LAYOUTS["7 with an empty one"]), 3, **SK)
+        dropped = sparse_kmeans(partitioned(df, [5000]), 3, missing="drop", **SK)
+    assert_same_sk(got, ref)
+    assert dropped.n_dropped == int(df.isna().any(axis=1).sum()) > 0
+    lab = dropped.labels.compute()
+    assert lab.isna().sum() == dropped.n_dropped and lab.index.equals(df.index)
+
+
+def test_sparse_kmeans_repeated_rows_across_partitions():
+    """Random starts are drawn among the distinct rows, as R does: rows repeated in
+    other partitions are found exactly (hash, then full comparison)."""
+    rng = np.random.default_rng(5)
+    base = rng.integers(0, 3, size=(40, 4)).astype(float)
+    df = pd.DataFrame(base[rng.integers(0, 40, 3000)], columns=list("abcd"))
+    ref = sparse_kmeans(df, 6, wbound=1.5, nstart=8, max_iter=20, algorithm="lloyd", rng=2)
+    with dask.config.set(scheduler="synchronous"):
+        ddf = partitioned(df, [7, 1000, 1000, 2999])
+        got = sparse_kmeans(ddf, 6, wbound=1.5, nstart=8, max_iter=20, rng=2)
+    assert_same_sk(got, ref)
+
+
+def test_blocked_lloyd_pieces_are_independent_of_the_blocking():
+    """Distinct rows, the batched multi-start (with empty clusters re-seeded at the
+    farthest rows) and exact Lloyd over arbitrary blocks, against one block."""
+    from sparseclust import _lloyd
+    from sparseclust._blocks import LocalBlocks
+
+    rng = np.random.default_rng(11)
+    x = np.round(rng.normal(size=(700, 3)), 1)
+    x[::50] += 40.0  # far rows: the re-seeding candidates
+    one = _lloyd.one_block(x)
+    cuts = [0, 1, 2, 2, 60, 333, 650, 699, 700]
+    many = LocalBlocks([x[a:b] for a, b in zip(cuts[:-1], cuts[1:])], np.diff(cuts))
+    np.testing.assert_array_equal(_lloyd.unique_rows(many), _lloyd.unique_rows(one))
+    mu = x.mean(axis=0)
+    c0 = np.stack([x[[0, 1, 2, 3]], x[[5, 9, 13, 17]]]) - mu
+    c0[0, 3] = 1e4  # a centre nobody is near: its cluster empties at once
+    outs = [_lloyd._batched_lloyd(ex, None, mu, c0, 30) for ex in (one, many)]
+    (s1, c1, w1, v1, i1), (s2, c2, w2, v2, i2) = outs
+    lab1 = s1[0]["lab"]
+    lab2 = np.concatenate([s["lab"] for s in s2], axis=1)
+    np.testing.assert_array_equal(lab1, lab2)
+    assert (np.bincount(lab1[0], minlength=4) > 0).all()  # re-seeded
+    np.testing.assert_allclose(c1, c2, rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(i1, i2)
+    start = x[[0, 100, 200]]
+    a = _lloyd.lloyd_blocks(one, start, 20)
+    b = _lloyd.lloyd_blocks(many, start, 20)
+    np.testing.assert_array_equal(a[0][0], np.concatenate(b[0]))
+    np.testing.assert_allclose(a[1], b[1], rtol=1e-12)
+    assert a[3:] == b[3:]
+
+
+def test_kmeans_sparse_permute_on_dask(numeric):
+    small = numeric.iloc[:3000]
+    kw = {"nperms": 3, "wbounds": [1.3, 2.0, 3.0], "nstart": 3, "max_iter": 20, "rng": 4}
+    ref = kmeans_sparse_permute(small, 3, algorithm="lloyd", **kw)
+    with dask.config.set(scheduler="synchronous"):
+        ddf = partitioned(small, [1000, 2000])
+        full = kmeans_sparse_permute(ddf, 3, sample_rows=5000, **kw)
+        sampled = kmeans_sparse_permute(ddf, 3, sample_rows=800, **kw)
+    # with every row in the sample the gap is the in-memory one, and so is the fit
+    pd.testing.assert_frame_equal(full.table, ref.table, rtol=1e-12)
+    assert full.best_wbound == ref.best_wbound
+    assert_same_sk(full.best, ref.best)
+    assert sampled.params["gap_rows"] == 800 and full.params["gap_rows"] == 3000
+    assert sampled.best.n_obs == 3000 and sampled.best.wbound == sampled.best_wbound
+
+
+def test_sparse_kmeans_dask_refusals(numeric):
+    ddf = partitioned(numeric.iloc[:200], [100])
+    with dask.config.set(scheduler="synchronous"):
+        with pytest.raises(ValueError, match="hartigan-wong.*needs the data in memory"):
+            sparse_kmeans(ddf, 3, wbound=2, algorithm="hartigan-wong")
+        mixed = partitioned(mixed_frame(200), [100])
+        with pytest.raises(TypeError, match="craft"):
+            sparse_kmeans(mixed, 3, wbound=2)
+        empty_row = numeric.iloc[:200].copy()
+        empty_row.iloc[150] = np.nan
+        with pytest.raises(ValueError, match=r"rows \[650\] have no observed value"):
+            sparse_kmeans(partitioned(empty_row, [100]), 3, wbound=2)
+        in_memory = sparse_kmeans(ddf, 3, wbound=2, backend="numpy", rng=0)
+    assert in_memory.algorithm == "hartigan-wong" and in_memory.params["backend"] == "numpy"
+    forced = sparse_kmeans(numeric.iloc[:200], 3, wbound=2, backend="dask", rng=0)
+    assert forced.params["backend"] == "dask"
 
 
 # ------------------------------------------------ distributed cluster (keep last: an
@@ -356,3 +499,18 @@ def test_dpmeans_distributed(complete, client):
     ref = dpmeans(complete, lam=12.0, scale=True)
     got = dpmeans(partitioned(complete, LAYOUTS["7 with an empty one"]), lam=12.0, scale=True)
     assert_same_dp(got, ref)
+
+
+def test_sparse_kmeans_distributed(numeric, sk_reference, client):
+    before = sum(client.run(_store_size).values())
+    ddf = partitioned(numeric, LAYOUTS["7 with an empty one"])
+    got = sparse_kmeans(ddf, 3, scale=True, **SK)
+    assert_same_sk(got, sk_reference)
+    import time
+
+    for _ in range(100):  # only the fit's labels stay, one array per partition
+        left = sum(client.run(_store_size).values()) - before
+        if left == ddf.npartitions:
+            break
+        time.sleep(0.1)
+    assert left == ddf.npartitions

@@ -14,7 +14,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sparseclust._hartigan_wong import HWResult, hartigan_wong, kmeans_multi_start, lloyd
+from sparseclust._hartigan_wong import HWResult, hartigan_wong
+from sparseclust._lloyd import kmeans_multi_start, lloyd
 
 REF = Path(__file__).parent / "r_reference"
 
