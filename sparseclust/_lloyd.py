@@ -183,20 +183,20 @@ def _unique_rows(x: np.ndarray) -> np.ndarray:
 
 def _row_hash(a: np.ndarray) -> np.ndarray:
     """64-bit FNV-1a hash of each row's bytes (-0.0 as 0.0): equal rows, equal hashes."""
-    u = np.ascontiguousarray(a + 0.0).view(np.uint64)
-    h = np.full(u.shape[0], _FNV_OFFSET)
-    for j in range(u.shape[1]):
-        h ^= u[:, j]
+    u = np.ascontiguousarray((a + 0.0).T).view(np.uint64)  # a column per row of u
+    h = np.full(u.shape[1], _FNV_OFFSET)
+    for col in u:
+        h ^= col
         h *= _FNV_PRIME
     return h
 
 
-def _k_unique(block, offset, state, view):
+def _k_unique(block, offset, state, view, with_hash):
     z = _z(block, view)
     if z.shape[0] == 0:
         return state, (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint64))
     first = _unique_rows(z)
-    return state, (first + offset, _row_hash(z[first]))
+    return state, (first + offset, _row_hash(z[first]) if with_hash else None)
 
 
 def unique_rows(ex: Any, view: View = None) -> np.ndarray:
@@ -205,7 +205,7 @@ def unique_rows(ex: Any, view: View = None) -> np.ndarray:
     Each block finds its own distinct rows and hashes them; only rows whose hash
     occurs in several blocks are fetched and compared in full, so the answer is exact
     and costs one hash per row when rows repeat only within blocks."""
-    parts = _gather(ex, _k_unique, view)
+    parts = _gather(ex, _k_unique, view, len(ex) > 1)
     if len(parts) == 1:
         return parts[0][0]
     idx = np.concatenate([p[0] for p in parts])
