@@ -3,12 +3,15 @@
 Everything here works on the typed arrays of a :class:`~sparseclust._frame.ColumnTable`
 (numeric block with NaN for missing cells, categorical integer codes with ``-1``);
 :func:`sparseclust.craft` is the public front. Costs for all points and clusters are
-computed with matrix products (a sparse one-hot matrix for the categorical part), the
-sequential new-cluster rule is walked only over the points that would open a cluster.
+computed piece by piece of rows: matrix products for the numeric part, per-level
+values gathered through the integer codes for the categorical part; the sequential
+new-cluster rule is walked only over the points that would open a cluster.
 """
 
 from __future__ import annotations
 
+import math
+import threading
 import weakref
 from dataclasses import dataclass, replace
 from typing import Any
@@ -54,90 +57,205 @@ def round_half_up(x: float) -> int:
 # -------------------------------------------------------------------- prepared data
 @dataclass(frozen=True, eq=False)
 class CraftData:
-    """Arrays shared by every fit on one data set (built once by :func:`prepare`)."""
+    """Arrays shared by every fit on one data set (built once by :func:`prepare`).
+
+    Per row only what the costs and statistics read (``X0``, ``M``, ``codes``, ``g0``):
+    squares of ``X0`` and the one-hot matrix of the codes are formed piece by piece
+    where they are used (on the Dask benchmark's 10 + 10 columns they took 208 of 336
+    bytes a row).
+    """
 
     n: int
     P: int  # numeric features
     Q: int  # categorical features
     X0: np.ndarray  # (n, P) numeric, missing -> 0
-    X0sq: np.ndarray  # (n, P)
-    M: np.ndarray | None  # (n, P) float observed mask, None when nothing is missing
+    M: np.ndarray | None  # (n, P) bool observed mask, None when nothing is missing
     col_mean: np.ndarray  # (P,) mean of observed values (the filler for a missing centre)
     col_sd: np.ndarray  # (P,) sd of observed values (for the sigma floor)
-    onehot: sparse.csr_matrix  # (n, S) one-hot of all categorical levels, missing -> no entry
     L: np.ndarray  # (Q,) levels per feature
     level_q: np.ndarray  # (S,) feature of each level column
     level_sum: sparse.csr_matrix  # (S, Q) sums level columns per feature
-    codes: np.ndarray  # (n, Q) int32 codes, -1 missing (int32: 4 bytes a cell on big data)
+    codes: np.ndarray  # (n, Q) codes, -1 missing; the smallest integer type that holds them
     offsets: np.ndarray  # (Q,) first level column of each feature
     log_eta0: np.ndarray  # (S,) log of the smoothed global level shares
     g0: np.ndarray  # (n,) sum over categorical features of -log eta0(x_nd)
     alpha: float  # pseudo-count on level shares
 
 
+def _code_type(L: np.ndarray) -> type:
+    """The smallest signed integer type holding codes ``-1 .. max(L) - 1``."""
+    top = int(L.max(initial=0))
+    return np.int8 if top <= 128 else np.int16 if top <= 32768 else np.int32
+
+
 def prepare(
     numeric: np.ndarray, codes: np.ndarray, n_levels: list[int], *, alpha: float
 ) -> CraftData:
     """Build :class:`CraftData` from a numeric block (NaN = missing) and integer codes."""
-    n = max(numeric.shape[0], codes.shape[0])
-    P, Q = numeric.shape[1], codes.shape[1]
+    P = numeric.shape[1]
     obs = ~np.isnan(numeric)
     X0 = np.where(obs, numeric, 0.0)
-    M = None if obs.all() else obs.astype(np.float64)
     cnt = obs.sum(axis=0)
     col_mean = np.divide(X0.sum(axis=0), cnt, out=np.zeros(P), where=cnt > 0)
-    dev = np.where(obs, numeric - col_mean, 0.0)
-    col_sd = np.sqrt(np.divide((dev * dev).sum(axis=0), np.maximum(cnt - 1, 1)))
+    dev = numeric - col_mean
+    np.copyto(dev, 0.0, where=~obs)
+    col_sd = np.sqrt(np.divide(np.multiply(dev, dev, out=dev).sum(axis=0), np.maximum(cnt - 1, 1)))
+    M = None if obs.all() else obs
+    return prepare_block(
+        X0, M, codes, n_levels, alpha=alpha, col_mean=col_mean, col_sd=col_sd, log_eta0=None
+    )
+
+
+def prepare_block(
+    X0: np.ndarray,
+    M: np.ndarray | None,
+    codes: np.ndarray,
+    n_levels: list[int],
+    *,
+    alpha: float,
+    col_mean: np.ndarray,
+    col_sd: np.ndarray,
+    log_eta0: np.ndarray | None,
+) -> CraftData:
+    """:class:`CraftData` from numeric cells ready for use (``X0``: missing cells 0,
+    observed mask ``M`` or None) and integer codes, with the given column statistics.
+
+    ``log_eta0``: the global level shares of the data set this block belongs to
+    (None: the codes' own, smoothed by ``alpha``).
+    """
+    n = max(X0.shape[0], codes.shape[0])
+    P, Q = X0.shape[1], codes.shape[1]
     L = np.asarray(n_levels, dtype=np.int64)
     offsets = np.concatenate([[0], np.cumsum(L)[:-1]]).astype(np.int64) if Q else np.zeros(0, int)
     S = int(L.sum())
     level_q = np.repeat(np.arange(Q), L)
-    ok = codes >= 0
-    # CSR built directly (row-major order keeps each row's columns sorted): no COO
-    # triplets of int64, which cost more memory than the result on big blocks
-    cols = (codes + offsets[None, :]).astype(np.int32)[ok]
-    indptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(ok.sum(axis=1), out=indptr[1:])
-    onehot = sparse.csr_matrix((np.ones(cols.size), cols, indptr), shape=(n, S))
-    onehot.has_sorted_indices = True
+    # column-major: the kernels read one feature's codes at a time
+    codes = np.asarray(codes, dtype=_code_type(L), order="F")
     level_sum = sparse.csr_matrix((np.ones(S), (np.arange(S), level_q)), shape=(S, Q))
-    counts = np.asarray(onehot.sum(axis=0)).ravel()
-    n_obs_q = ok.sum(axis=0)
-    eta0 = (counts + alpha) / (n_obs_q[level_q] + alpha * L[level_q]) if Q else np.zeros(0)
-    log_eta0 = np.log(eta0)
-    g0 = -(onehot @ log_eta0) if Q else np.zeros(n)
+    if log_eta0 is None:
+        counts = np.zeros(S)
+        n_obs_q = np.zeros(Q, dtype=np.int64)
+        for q in range(Q):
+            c = codes[:, q]
+            c = c[c >= 0]
+            counts[offsets[q] : offsets[q] + L[q]] = np.bincount(c, minlength=L[q])
+            n_obs_q[q] = c.size
+        eta0 = (counts + alpha) / (n_obs_q[level_q] + alpha * L[level_q]) if Q else np.zeros(0)
+        log_eta0 = np.log(eta0)
+    g0 = _global_cost(codes, offsets, log_eta0)
     return CraftData(
         n,
         P,
         Q,
         X0,
-        X0 * X0,
         M,
         col_mean,
         col_sd,
-        onehot,
         L,
         level_q,
         level_sum,
-        np.ascontiguousarray(codes, dtype=np.int32),
+        codes,
         offsets,
         log_eta0,
-        np.asarray(g0, dtype=np.float64),
+        g0,
         alpha,
     )
+
+
+def _global_cost(codes: np.ndarray, offsets: np.ndarray, log_eta0: np.ndarray) -> np.ndarray:
+    """g0: per row, the sum over its observed categorical cells of ``-log eta0``."""
+    n = codes.shape[0]
+    g0 = np.zeros(n)
+    if codes.shape[1]:
+        table = _level_table(offsets, log_eta0[None, :])
+        for a in range(0, n, PIECE_ROWS):
+            b = min(a + PIECE_ROWS, n)
+            np.negative(_level_sums(codes, offsets, table, a, b)[:, 0], out=g0[a:b])
+    return g0
 
 
 def with_training_stats(new: CraftData, fitted: CraftData) -> CraftData:
     """New data carrying the fitted data's global statistics (level shares, column
     means and sds), so that costs on it are the fitted model's costs."""
-    g0 = -(new.onehot @ fitted.log_eta0) if fitted.Q else np.zeros(new.n)
     return replace(
         new,
         col_mean=fitted.col_mean,
         col_sd=fitted.col_sd,
         log_eta0=fitted.log_eta0,
-        g0=np.asarray(g0, dtype=np.float64),
+        g0=_global_cost(new.codes, new.offsets, fitted.log_eta0),
     )
+
+
+# ---------------------------------------------------------------- pieces of rows
+#: Rows per piece: the kernels walk a block piece by piece, with each piece's
+#: temporaries in buffers reused from piece to piece and call to call. The in-memory
+#: blocks are one piece each, so their results are those of whole-block products
+#: (BLAS may round a row's products differently in matrices of other sizes).
+PIECE_ROWS = BLOCK_ROWS
+#: Largest buffer kept between calls (a piece's costs for up to 32 clusters); larger
+#: ones, for many clusters, are allocated per piece, where their cost is small next
+#: to the products that fill them.
+SCRATCH_BYTES = 1 << 22
+#: Rows per piece of :func:`block_stats` on blocks of more than :data:`PIECE_ROWS` rows
+#: (Dask partitions): OpenBLAS's small-matrix GEMM behind ``Z @ X`` allocates 16 bytes
+#: per row, and stays below glibc's 128 kB mmap threshold up to 8,191 rows.
+STATS_ROWS = 8000
+_ROWS = np.arange(PIECE_ROWS)
+_SCRATCH = threading.local()
+
+
+def _scratch(name: str, shape: tuple[int, ...], dtype: Any = np.float64) -> np.ndarray:
+    """A buffer of ``shape`` kept by this thread under ``name`` (contents undefined).
+
+    Dask's nanny starts workers with ``MALLOC_TRIM_THRESHOLD_`` set, which makes glibc
+    map every allocation over 128 kB and unmap it when freed: a fresh temporary costs
+    page faults on every call. A buffer grows to the largest size asked for (up to
+    :data:`SCRATCH_BYTES`) and stays; one set per thread, as a worker's threads run
+    kernels at the same time.
+    """
+    size = math.prod(shape)
+    if size * np.dtype(dtype).itemsize > SCRATCH_BYTES:
+        return np.empty(shape, dtype=dtype)
+    store = _SCRATCH.__dict__
+    buf = store.get(name)
+    if buf is None or buf.size < size or buf.dtype != dtype:
+        buf = store[name] = np.empty(size, dtype=dtype)
+    return buf[:size].reshape(shape)
+
+
+def _level_table(offsets: np.ndarray, A: np.ndarray) -> np.ndarray:
+    """Values ``A`` (K, S) per cluster and level as a gather table (S + Q, K').
+
+    Row ``s + q + 1`` holds level column ``s`` of feature ``q``; the zero row just
+    before a feature's levels is where its missing code -1 lands. Three clusters get
+    a fourth zero column: numpy's ``take`` copies rows of 8, 16 or 32 bytes fastest.
+    """
+    K, S = A.shape
+    Q = offsets.size
+    T = np.zeros((S + Q, 4 if K == 3 else K))
+    L_all = np.diff(np.append(offsets, S))
+    T[np.arange(S) + np.repeat(np.arange(Q), L_all) + 1, :K] = A.T
+    return T
+
+
+def _level_sums(codes, offsets, table, a: int, b: int) -> np.ndarray:
+    """(b - a, K'): per row of ``a:b``, the table rows of its levels summed feature by
+    feature in feature order (the rounding of the one-hot product ``onehot @ A.T``
+    this replaces: each row's observed levels added in column order), in this
+    thread's buffers."""
+    m = b - a
+    out = _scratch("level_sums", (m, table.shape[1]))
+    idx = _scratch("level_idx", (m,), np.intp)
+    tmp = _scratch("level_tmp", out.shape)
+    for q in range(codes.shape[1]):
+        np.add(codes[a:b, q], offsets[q] + q + 1, out=idx)
+        # mode="clip": the indices are in range by construction, and the default mode
+        # copies ``out``
+        if q == 0:
+            np.take(table, idx, axis=0, out=out, mode="clip")
+        else:
+            out += np.take(table, idx, axis=0, out=tmp, mode="clip")
+    return out
 
 
 # ------------------------------------------------------------------- cluster state
@@ -156,6 +274,63 @@ class State:
         return self.v.shape[0]
 
 
+def _cost_pieces(data: CraftData, st: State, F_delta: float, sigma_override: float | None = None):
+    """CAF costs d_nk (paper Algorithm 2) of all rows and clusters, piece by piece.
+
+    Yields ``(a, b, D)``: ``D`` (b - a, K) holds the costs of rows ``a:b``, in this
+    thread's buffers (valid until the next piece). A missing cell contributes nothing
+    (neither to numeric nor to categorical terms). The terms are added in one fixed
+    order, so that a row's costs do not depend on the piece it falls in.
+    """
+    P, Q, K = data.P, data.Q, st.K
+    if Q:
+        vcat = st.v[:, P:]
+        A = (data.log_eta0[None, :] - st.log_eta) * vcat[:, data.level_q]  # (K, S)
+        table = _level_table(data.offsets, A)
+    if P:
+        sig = st.sigma if sigma_override is None else sigma_override
+        W = st.v[:, :P] / (2.0 * sig * sig)  # (K, P)
+        W2 = (-2.0 * (W * st.zeta)).T
+        wz2 = W * st.zeta * st.zeta
+        wz2_sum = wz2.sum(axis=1)
+    F_v = F_delta * st.v.sum(axis=1)
+    for a in range(0, data.n, PIECE_ROWS):
+        b = min(a + PIECE_ROWS, data.n)
+        m = b - a
+        D = _scratch("cost", (m, K))
+        if Q:
+            level = _level_sums(data.codes, data.offsets, table, a, b)
+            _add(D, level[:, :K], data.g0[a:b, None])
+        else:
+            D.fill(0.0)
+        if P:
+            X = data.X0[a:b]
+            X2 = _scratch("cost_sq", (m, P))
+            np.multiply(X, X, out=X2)
+            tmp = _scratch("cost_tmp", (m, K))
+            D += np.matmul(X2, W.T, out=tmp)
+            D += np.matmul(X, W2, out=tmp)
+            if data.M is None:
+                _add(D, D, wz2_sum)
+            else:
+                Mf = _scratch("cost_mask", (m, P))
+                np.copyto(Mf, data.M[a:b])
+                D += np.matmul(Mf, wz2.T, out=tmp)
+        _add(D, D, F_v)
+        yield a, b, D
+
+
+def _add(D: np.ndarray, x: np.ndarray, y: np.ndarray) -> None:
+    """``D[:] = x + y`` broadcast to ``D`` (rows x clusters): column by column when there
+    are few clusters, as numpy loops over a short last axis one row at a time."""
+    if D.shape[1] > 8:
+        np.add(x, y, out=D)
+        return
+    x, y = np.broadcast_to(x, D.shape), np.broadcast_to(y, D.shape)
+    for k in range(D.shape[1]):
+        np.add(x[:, k], y[:, k], out=D[:, k])
+
+
 def costs(
     data: CraftData,
     st: State,
@@ -167,33 +342,21 @@ def costs(
 
     A missing cell contributes nothing (neither to numeric nor to categorical terms).
     """
-    P = data.P
-    nr = data.n if rows is None else rows.size
-    # Few (n, K) temporaries: under Dask's worker malloc settings every large
-    # temporary is mapped and unmapped again. (-2 folded into the small factor: exact.)
-    if data.Q:
-        vcat = st.v[:, P:]
-        A = (data.log_eta0[None, :] - st.log_eta) * vcat[:, data.level_q]  # (K, S)
-        oh = data.onehot if rows is None else data.onehot[rows]
-        out = np.ascontiguousarray(oh @ A.T, dtype=np.float64)  # a fresh array
-        out += (data.g0 if rows is None else data.g0[rows])[:, None]
-    else:
-        out = np.zeros((nr, st.K))
-    if P:
-        sig = st.sigma if sigma_override is None else sigma_override
-        W = st.v[:, :P] / (2.0 * sig * sig)  # (K, P)
-        X0 = data.X0 if rows is None else data.X0[rows]
-        X0sq = data.X0sq if rows is None else data.X0sq[rows]
-        out += X0sq @ W.T
-        out += X0 @ (-2.0 * (W * st.zeta)).T
-        wz2 = W * st.zeta * st.zeta
-        if data.M is None:
-            out += wz2.sum(axis=1)[None, :]
-        else:
-            M = data.M if rows is None else data.M[rows]
-            out += M @ wz2.T
-    out += F_delta * st.v.sum(axis=1)[None, :]
+    if rows is not None:
+        data = take_rows(data, rows)
+    out = np.empty((data.n, st.K))
+    for a, b, D in _cost_pieces(data, st, F_delta, sigma_override):
+        out[a:b] = D
     return out
+
+
+def _pick(D: np.ndarray, j: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """``out[i] = D[i, j[i]]`` for a C-contiguous ``D``, without temporaries."""
+    m, K = D.shape
+    flat = _scratch("pick", (m,), np.intp)
+    np.multiply(_ROWS[:m], K, out=flat)
+    flat += j
+    return np.take(D.reshape(-1), flat, out=out, mode="clip")
 
 
 def singleton(data: CraftData, i: int, v: np.ndarray) -> State:
@@ -226,26 +389,55 @@ def block_stats(data: CraftData, labels: np.ndarray, K: int) -> dict[str, Any]:
 
     Counts ``nk`` (K,), sums ``s1`` and sums of squares ``s2`` of the numeric cells
     (K, P), observed-cell counts ``cnt`` (K, P), level counts ``counts`` (K, S).
-    Missing cells (zeros in ``X0``, absent from ``onehot``) add nothing.
+    Missing cells (zeros in ``X0``, code -1) add nothing. A block of up to
+    :data:`PIECE_ROWS` rows is summed in one piece; larger ones in pieces of
+    :data:`STATS_ROWS` rows added up in row order.
     """
     nk = np.bincount(labels, minlength=K).astype(np.float64)
-    P, n = data.P, labels.size
-    S = int(data.L.sum())
-    if K <= 32:  # a dense membership matrix: one small GEMM beats sparse products
-        Z = np.zeros((K, n))
-        Z[labels, np.arange(n)] = 1.0
-    else:
-        Z = sparse.csr_matrix((np.ones(n), (labels, np.arange(n))), shape=(K, n))
-    out: dict[str, Any] = {"nk": nk}
-    if P:
-        out["s1"] = np.asarray(Z @ data.X0)
-        out["s2"] = np.asarray(Z @ data.X0sq)
-        out["cnt"] = np.asarray(Z @ data.M) if data.M is not None else np.repeat(nk[:, None], P, 1)
-    else:
-        out["s1"] = out["s2"] = out["cnt"] = np.zeros((K, 0))
-    if data.Q:
-        prod = data.onehot.T @ Z.T  # (S, K)
-        out["counts"] = (prod.toarray() if sparse.issparse(prod) else np.asarray(prod)).T
+    P, Q, n = data.P, data.Q, labels.size
+    S = data.level_q.size
+    sums = {"s1": np.zeros((K, P)), "s2": np.zeros((K, P)), "cnt": np.zeros((K, P))}
+    if Q:
+        slots = S + Q  # level columns and one missing slot per feature (see _level_table)
+        level_counts = np.zeros(K * slots, dtype=np.int64)
+    step = n if n <= PIECE_ROWS else STATS_ROWS
+    for a in range(0, n, max(step, 1)):
+        b = min(a + step, n)
+        m, lab = b - a, labels[a:b]
+        if K <= 32:  # a dense membership matrix: one small GEMM beats sparse products
+            Z = _scratch("member", (K, m))
+            Z.fill(0.0)
+            Z[lab, _ROWS[:m]] = 1.0
+        else:
+            Z = sparse.csr_matrix((np.ones(m), (lab, np.arange(m))), shape=(K, m))
+        if P:
+            X = data.X0[a:b]
+            X2 = _scratch("stats_sq", (m, P))
+            np.multiply(X, X, out=X2)
+            parts = {"s1": Z @ X, "s2": Z @ X2}
+            if data.M is not None:
+                Mf = _scratch("stats_mask", (m, P))
+                np.copyto(Mf, data.M[a:b])
+                parts["cnt"] = Z @ Mf
+            for key, part in parts.items():
+                if a == 0:  # the first piece as it comes (a block of one piece: bit for bit)
+                    sums[key] = np.asarray(part)
+                else:
+                    sums[key] += part
+        if Q:
+            # level counts are integers: any order of counting gives the same numbers
+            cells = _scratch("stats_cells", (Q, m), np.intp)
+            base = _scratch("stats_base", (m,), np.intp)
+            np.multiply(lab, slots, out=base)
+            for q in range(Q):
+                np.add(data.codes[a:b, q], data.offsets[q] + q + 1, out=cells[q])
+                cells[q] += base
+            level_counts += np.bincount(cells.reshape(-1), minlength=K * slots)
+    out: dict[str, Any] = {"nk": nk, "s1": sums["s1"], "s2": sums["s2"]}
+    out["cnt"] = sums["cnt"] if data.M is not None else np.repeat(nk[:, None], P, 1)
+    if Q:
+        cols = np.arange(S) + data.level_q + 1
+        out["counts"] = level_counts.reshape(K, slots)[:, cols].astype(np.float64)
     else:
         out["counts"] = np.zeros((K, S))
     return out
@@ -398,9 +590,7 @@ def take_rows(data: CraftData, rows: np.ndarray) -> CraftData:
         data,
         n=int(rows.size),
         X0=data.X0[rows],
-        X0sq=data.X0sq[rows],
         M=None if data.M is None else data.M[rows],
-        onehot=data.onehot[rows],
         codes=data.codes[rows],
         g0=data.g0[rows],
     )
@@ -412,9 +602,7 @@ def slice_rows(data: CraftData, start: int, stop: int) -> CraftData:
         data,
         n=stop - start,
         X0=data.X0[start:stop],
-        X0sq=data.X0sq[start:stop],
         M=None if data.M is None else data.M[start:stop],
-        onehot=data.onehot[start:stop],
         codes=data.codes[start:stop],
         g0=data.g0[start:stop],
     )
@@ -446,18 +634,27 @@ def fetch_row(data: Blocked, i: int) -> CraftData:
     return call_on_row(data.executor, i, _k_row)
 
 
+def _relabel(labels: np.ndarray, remap: np.ndarray | None) -> np.ndarray:
+    """``remap[labels]``; the same array when no cluster was dropped (the usual case:
+    no copy of the rows' labels)."""
+    if remap is None or np.array_equal(remap, np.arange(remap.size)):
+        return labels
+    return remap[labels]
+
+
 def _k_costs(block, offset, state, st, F_delta, threshold, sigma_override, remap):
     """Pass, step 1: every row's best existing cluster; rows beyond the threshold."""
     labels = state["labels"] if state is not None else np.zeros(block.n, dtype=np.int64)
-    if remap is not None:
-        labels = remap[labels]
-    if block.n == 0:
-        empty = np.zeros(0, dtype=np.int64)
-        return {"labels": labels, "idx": empty, "dmin": np.zeros(0), "cand": empty}, 0
-    D = costs(block, st, F_delta, sigma_override=sigma_override)
-    idx = D.argmin(axis=1)
-    dmin = D[np.arange(block.n), idx]
-    cand = np.flatnonzero(dmin > threshold)
+    labels = _relabel(labels, remap)
+    idx = np.empty(block.n, dtype=np.int64)
+    dmin = np.empty(block.n)
+    cand = [np.zeros(0, dtype=np.int64)]
+    for a, b, D in _cost_pieces(block, st, F_delta, sigma_override):
+        np.argmin(D, axis=1, out=idx[a:b])
+        _pick(D, idx[a:b], dmin[a:b])
+        beyond = np.greater(dmin[a:b], threshold, out=_scratch("beyond", (b - a,), bool))
+        cand.append(a + np.flatnonzero(beyond))
+    cand = np.concatenate(cand)
     return {"labels": labels, "idx": idx, "dmin": dmin, "cand": cand}, int(cand.size)
 
 
@@ -476,34 +673,58 @@ def _k_assign(block, offset, state, new, openers, K_old, F_delta, sigma_override
     opened at or before its position; the block's sufficient statistics."""
     idx, dmin, old = state["idx"], state["dmin"], state["labels"]
     K_tot = K_old if new is None else K_old + new.K
-    if new is None or block.n == 0:
+    if new is None:
         labels, cost = idx, dmin
     else:
-        Dn = costs(block, new, F_delta, sigma_override=sigma_override)
-        pos = offset + np.arange(block.n)
-        Dn[openers[None, :] > pos[:, None]] = np.inf  # not yet open when visited
-        j = Dn.argmin(axis=1)
-        dj = Dn[np.arange(block.n), j]
-        better = dj < dmin  # ties keep the earlier (old) cluster, as a sequential argmin
-        labels = np.where(better, K_old + j, idx)
-        cost = np.where(better, dj, dmin)
-        t = np.flatnonzero((openers >= offset) & (openers < offset + block.n))
-        r = openers[t] - offset
-        labels[r] = K_old + t
-        cost[r] = Dn[r, t]
+        labels, cost = idx.copy(), dmin.copy()  # states are never changed in place
+        for a, b, Dn in _cost_pieces(block, new, F_delta, sigma_override):
+            m = b - a
+            pos = np.add(_ROWS[:m], offset + a, out=_scratch("pos", (m,), np.intp))
+            late = _scratch("late", (m, new.K), bool)
+            np.greater(openers[None, :], pos[:, None], out=late)
+            np.copyto(Dn, np.inf, where=late)  # not yet open when visited
+            j = np.argmin(Dn, axis=1, out=_scratch("j", (m,), np.intp))
+            dj = _pick(Dn, j, _scratch("dj", (m,)))
+            # ties keep the earlier (old) cluster, as a sequential argmin
+            better = np.less(dj, dmin[a:b], out=_scratch("better", (m,), bool))
+            j += K_old
+            np.copyto(labels[a:b], j, where=better)
+            np.copyto(cost[a:b], dj, where=better)
+            t = np.flatnonzero((openers >= offset + a) & (openers < offset + b))
+            r = openers[t] - offset - a
+            labels[a + r] = K_old + t
+            cost[a + r] = Dn[r, t]
     stats = block_stats(block, labels, K_tot)
     stats["cost"] = float(cost.sum())
-    stats["pairs"] = np.unique(old * K_tot + labels)
+    stats["pairs"] = _label_pairs(old, labels, K_old, K_tot)
     return {"labels": labels, "cost": cost}, stats
+
+
+def _label_pairs(old: np.ndarray, labels: np.ndarray, K_old: int, K_tot: int) -> np.ndarray:
+    """The distinct ``old * K_tot + labels`` in increasing order (``old < K_old``):
+    marked in a table of all pairs when it is small, which spares sorting the rows."""
+    size = K_old * K_tot
+    if size > 1 << 20:
+        return np.unique(old * K_tot + labels)
+    seen = _scratch("pairs", (size,), bool)
+    seen.fill(False)
+    for a in range(0, old.size, PIECE_ROWS):
+        b = min(a + PIECE_ROWS, old.size)
+        pair = np.multiply(old[a:b], K_tot, out=_scratch("pair", (b - a,), np.intp))
+        pair += labels[a:b]
+        seen[pair] = True
+    return np.flatnonzero(seen)
 
 
 def _k_final(block, offset, state, st, F_delta, sigma_override, remap, with_nll):
     """After the last pass: relabel, own costs (the objective) and the likelihood."""
-    labels = remap[state["labels"]] if remap is not None else state["labels"]
+    labels = _relabel(state["labels"], remap)
     out = {"cost": 0.0, "nll": 0.0}
     if block.n:
-        own = costs(block, st, F_delta, sigma_override=sigma_override)
-        out["cost"] = float(own[np.arange(block.n), labels].sum())
+        own = np.empty(block.n)
+        for a, b, D in _cost_pieces(block, st, F_delta, sigma_override):
+            _pick(D, labels[a:b], own[a:b])
+        out["cost"] = float(own.sum())
         if with_nll:
             out["nll"] = neg_loglik(block, st, labels)
     return {"labels": labels}, out
@@ -513,14 +734,17 @@ def _k_nll(block, offset, state, st):
     return state, neg_loglik(block, st, state["labels"]) if block.n else 0.0
 
 
-def _open_clusters(data: Blocked, states, n_cand, st, threshold, consts, rng, select_all, so):
+def _open_clusters(
+    data: Blocked, states, n_cand, st, threshold, consts, rng, select_all, so, cap=None
+):
     """Pass, step 2: the sequential new-cluster rule over the candidates, exact.
 
     Blocks are visited in data order; each hands over its candidates not covered by
     the clusters opened at earlier rows, which are then walked in order here (a
     candidate opens a cluster when its cost to every cluster opened before it still
     exceeds the threshold). Bernoulli draws happen here, in row order, so they do
-    not depend on the blocking.
+    not depend on the blocking. Past ``cap`` clusters no more are opened (the fit is
+    being stopped: lambda is too small).
     """
     F_delta, a0, b0 = consts["F_delta"], consts["a0"], consts["b0"]
     vsum = st.v.sum(axis=0).astype(float)
@@ -528,11 +752,13 @@ def _open_clusters(data: Blocked, states, n_cand, st, threshold, consts, rng, se
     openers: list[int] = []
     new: State | None = None
     for j in np.flatnonzero(n_cand):
+        if cap is not None and K_now > cap:
+            break
         states[j], (gpos, sub) = data.executor.call(
             int(j), _k_candidates, states[j], new, threshold, F_delta, so
         )
         cand = np.arange(sub.n)
-        while cand.size:
+        while cand.size and (cap is None or K_now <= cap):
             i = int(cand[0])
             p = (a0 * K_now + vsum) / (K_now * (a0 + b0))
             v_new = np.ones(p.size, dtype=bool) if select_all else rng.random(p.size) < p
@@ -550,16 +776,16 @@ def _open_clusters(data: Blocked, states, n_cand, st, threshold, consts, rng, se
     return new, np.asarray(openers, dtype=np.int64)
 
 
-def _pass(data: Blocked, states, st, threshold, consts, rng, select_all, so, remap):
+def _pass(data: Blocked, states, st, threshold, consts, rng, select_all, so, remap, cap=None):
     """One CAF pass over all blocks: (states, state with opened clusters appended,
-    summed statistics of the pass's assignment)."""
+    summed statistics of the pass's assignment). ``cap``: see :func:`_open_clusters`."""
     ex = data.executor
     F_delta = consts["F_delta"]
     states, n_cand = ex.map(_k_costs, states, st, F_delta, threshold, so, remap)
     new, openers = None, np.zeros(0, dtype=np.int64)
     if any(n_cand):
         new, openers = _open_clusters(
-            data, states, np.asarray(n_cand), st, threshold, consts, rng, select_all, so
+            data, states, np.asarray(n_cand), st, threshold, consts, rng, select_all, so, cap
         )
     states, parts = ex.map(_k_assign, states, new, openers, st.K, F_delta, so)
     tot = sum_stats(parts)
@@ -636,14 +862,17 @@ def craft_fit(
     sigma_override: float | None = None,
     feature_terms: bool = True,
     max_clusters: int | None = None,
+    stop_above: tuple[int, int] | None = None,
     with_nll: bool = False,
     rng: np.random.Generator,
 ) -> dict[str, Any]:
     """One run of CRAFT (Algorithm 1 with CAF) at a given lambda.
 
     ``max_clusters``: stop early (``aborted=True``, not converged) once a pass leaves
-    more clusters than this; lambda calibration only needs to know that lambda is
-    too small, and such fits are the expensive ones.
+    more clusters than this (the pass stops opening clusters past it);
+    ``stop_above=(k, n)``: stop early once more than ``k`` clusters have remained for
+    ``n`` passes in a row. Lambda calibration only needs to know that lambda is too
+    small, and such fits are the expensive ones.
 
     Returns labels (0-based), the final :class:`State`, objective trace (one value per
     pass, computed with the parameters the pass used), n_iter, converged.
@@ -677,6 +906,7 @@ def craft_fit(
             select_all=select_all,
             sigma_override=sigma_override,
             max_clusters=max_clusters,
+            stop_above=stop_above,
             with_nll=with_nll,
             rng=rng,
         )
@@ -697,6 +927,7 @@ def _fit(
     select_all,
     sigma_override,
     max_clusters,
+    stop_above,
     with_nll,
     rng,
 ):
@@ -719,7 +950,7 @@ def _fit(
     labels = np.zeros(B.n, dtype=np.int64) if shuffle else None
     trace: list[float] = []
     converged = aborted = False
-    it = 0
+    it = over = 0
     tot: dict[str, Any] = {"nk": np.array([float(B.n)])}
     for it in range(1, max_iter + 1):
         if shuffle:  # the same pass on the rows in a fresh random order
@@ -730,13 +961,13 @@ def _fit(
                 {"labels": lab_p[a : a + n]} for a, n in zip(Bp.executor.offsets, Bp.executor.sizes)
             ]
             pstates, cand_state, tot = _pass(
-                Bp, pstates, st, threshold, consts, rng, select_all, so, None
+                Bp, pstates, st, threshold, consts, rng, select_all, so, None, max_clusters
             )
             raw = np.empty(B.n, dtype=np.int64)
             raw[order] = np.concatenate([s["labels"] for s in pstates])
         else:
             states, cand_state, tot = _pass(
-                B, states, st, threshold, consts, rng, select_all, so, remap
+                B, states, st, threshold, consts, rng, select_all, so, remap, max_clusters
             )
         # objective of the configuration the pass produced, with the parameters it used
         nv = cand_state.v.sum(axis=1)
@@ -765,6 +996,11 @@ def _fit(
         if max_clusters is not None and st.K > max_clusters:
             aborted = True
             break
+        if stop_above is not None:
+            over = over + 1 if st.K > stop_above[0] else 0
+            if over >= stop_above[1]:
+                aborted = True
+                break
     if shuffle:
         states = [{"labels": labels[a : a + n]} for a, n in zip(ex.offsets, ex.sizes)]
         remap = None
@@ -800,9 +1036,10 @@ def _k_global_stats(block, offset, state):
 
 
 def _k_max_cost(block, offset, state, st, F_delta, sigma_override):
-    if block.n == 0:
-        return state, -np.inf
-    return state, float(costs(block, st, F_delta, sigma_override=sigma_override).max())
+    top = -np.inf
+    for _, _, D in _cost_pieces(block, st, F_delta, sigma_override):
+        top = max(top, float(D.max()))
+    return state, top
 
 
 def max_global_cost(
@@ -821,8 +1058,12 @@ def _k_farthest(block, offset, state, st, F_delta, sigma_override, taken):
     """Farthest-first step: each row's smallest cost to the points taken so far."""
     if block.n == 0:
         return state, (-np.inf, -1)
-    c = costs(block, st, F_delta, sigma_override=sigma_override)[:, 0]
-    dmin = c if state is None else np.minimum(state, c)
+    dmin = np.empty(block.n)
+    for a, b, D in _cost_pieces(block, st, F_delta, sigma_override):
+        if state is None:
+            dmin[a:b] = D[:, 0]
+        else:
+            np.minimum(state[a:b], D[:, 0], out=dmin[a:b])
     if offset <= taken < offset + block.n:
         dmin[taken - offset] = -np.inf
     j = int(np.argmax(dmin))
@@ -915,6 +1156,10 @@ def neg_loglik(data: CraftData, st: State, labels: np.ndarray) -> float:
     if data.Q:
         vcat = st.v[:, P:]
         A = (data.log_eta0[None, :] - st.log_eta) * vcat[:, data.level_q]
-        per = np.asarray(data.onehot @ A.T)[np.arange(data.n), labels]
+        table = _level_table(data.offsets, A)
+        per = np.empty(data.n)
+        for a in range(0, data.n, PIECE_ROWS):
+            b = min(a + PIECE_ROWS, data.n)
+            _pick(_level_sums(data.codes, data.offsets, table, a, b), labels[a:b], per[a:b])
         total += float(per.sum() + data.g0.sum())
     return total

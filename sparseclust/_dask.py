@@ -241,24 +241,39 @@ def _sq_dev(raw: dict[str, Any], center: np.ndarray) -> np.ndarray:
 
 
 def _scaled_block(raw, center, sd, n_levels, alpha, log_eta0) -> core.CraftData:
-    num = raw["num"]
+    """One partition as a block, its numeric cells scaled and missing ones set to 0 in
+    place on a single copy (a worker holds every typed partition at this point); the
+    column means and sds are the global ones, set by :func:`_with_globals`."""
+    x = np.array(raw["num"], dtype=np.float64)
     if center is not None:
-        num = (num - center) / sd
-    d = core.prepare(num, raw["codes"], n_levels, alpha=alpha)
-    g0 = -(d.onehot @ log_eta0) if d.Q else np.zeros(d.n)
-    return core.replace(d, log_eta0=log_eta0, g0=np.asarray(g0, dtype=np.float64))
+        x -= center
+        x /= sd
+    obs = ~np.isnan(x)
+    M = None if obs.all() else obs
+    np.copyto(x, 0.0, where=~obs)
+    P = x.shape[1]
+    return core.prepare_block(
+        x,
+        M,
+        raw["codes"],
+        n_levels,
+        alpha=alpha,
+        col_mean=np.zeros(P),
+        col_sd=np.ones(P),
+        log_eta0=log_eta0,
+    )
 
 
 def _block_moments(block: core.CraftData) -> tuple[np.ndarray, np.ndarray]:
-    obs = block.M if block.M is not None else np.ones_like(block.X0)
-    return obs.sum(axis=0), block.X0.sum(axis=0)
+    obs = block.M.sum(axis=0) if block.M is not None else np.full(block.P, block.n)
+    return obs, block.X0.sum(axis=0)
 
 
 def _block_sq_dev(block: core.CraftData, mean: np.ndarray) -> np.ndarray:
     dev = block.X0 - mean
     if block.M is not None:
-        dev = dev * block.M
-    return (dev * dev).sum(axis=0)
+        dev *= block.M
+    return np.multiply(dev, dev, out=dev).sum(axis=0)
 
 
 def _with_globals(block: core.CraftData, col_mean, col_sd) -> core.CraftData:
@@ -591,20 +606,16 @@ def _k_take(block, offset, state, rows):
 
 
 def _concat(pieces: list[core.CraftData], header: core.CraftData) -> core.CraftData:
-    from scipy import sparse
-
     M = (
         None
         if all(p.M is None for p in pieces)
-        else np.vstack([p.M if p.M is not None else np.ones_like(p.X0) for p in pieces])
+        else np.vstack([p.M if p.M is not None else np.ones(p.X0.shape, bool) for p in pieces])
     )
     return core.replace(
         header,
         n=int(sum(p.n for p in pieces)),
         X0=np.vstack([p.X0 for p in pieces]),
-        X0sq=np.vstack([p.X0sq for p in pieces]),
         M=M,
-        onehot=sparse.vstack([p.onehot for p in pieces]).tocsr(),
         codes=np.vstack([p.codes for p in pieces]),
         g0=np.concatenate([p.g0 for p in pieces]),
     )
