@@ -430,6 +430,21 @@ def _executor(rd: dict[str, Any], blocks: list[Any], split: Any = None) -> Any:
     return LocalBlocks(pieces, piece_sizes)
 
 
+def _prepared(rd: dict[str, Any], executor: Any, center, sd, **extra: Any) -> dict[str, Any]:
+    """What a backend's fit needs of a read: ``spec``, ``executor``, ``center`` /
+    ``scale``, per-partition ``parts`` (index, dropped) and ``sizes``, the ``ddf``."""
+    return {
+        "spec": rd["spec"],
+        "center": center,
+        "scale": sd,
+        "parts": rd["parts"],
+        "sizes": rd["sizes"],
+        "ddf": rd["ddf"],
+        "executor": executor,
+        **extra,
+    }
+
+
 def prepare_dask(
     x: Any,
     data: Any,
@@ -480,16 +495,7 @@ def prepare_dask(
     executor = _executor(rd, blocks, _craft_pieces)
     header = core.prepare(np.zeros((0, P)), np.zeros((0, Q), dtype=np.int64), n_levels, alpha=alpha)
     header = core.replace(header, n=rd["n"], col_mean=col_mean, col_sd=col_sd, log_eta0=log_eta0)
-    return {
-        "spec": spec,
-        "data": core.Blocked(header, executor),
-        "center": center,
-        "scale": sd,
-        "parts": rd["parts"],
-        "sizes": rd["sizes"],
-        "ddf": rd["ddf"],
-        "executor": executor,
-    }
+    return _prepared(rd, executor, center, sd, data=core.Blocked(header, executor))
 
 
 def _craft_pieces(blocks):
@@ -541,17 +547,7 @@ def prepare_dask_dp(
     names = list(spec.numeric_names) + [
         f"{c}[{lv}]" for c in spec.categorical_names for lv in spec.levels[c]
     ]
-    return {
-        "spec": spec,
-        "data": DPBlocks(executor, len(names)),
-        "names": names,
-        "center": center,
-        "scale": sd,
-        "parts": rd["parts"],
-        "sizes": rd["sizes"],
-        "ddf": rd["ddf"],
-        "executor": executor,
-    }
+    return _prepared(rd, executor, center, sd, data=DPBlocks(executor, len(names)), names=names)
 
 
 def _index_of(raw: dict[str, Any]) -> tuple[pd.Index, np.ndarray]:
@@ -668,12 +664,4 @@ def prepare_dask_numeric(
             f"rows {bad[:5]} have no observed value; drop them (missing='drop' drops any row "
             "with a missing cell) or impute."
         )
-    return {
-        "spec": rd["spec"],
-        "center": center,
-        "scale": sd,
-        "parts": rd["parts"],
-        "sizes": rd["sizes"],
-        "ddf": rd["ddf"],
-        "executor": executor,
-    }
+    return _prepared(rd, executor, center, sd)
