@@ -75,6 +75,11 @@ def test_summary_repr_plots(fit):
     s = fit.summary()
     assert {"clusters", "coefficients", "path", "sigma_rules", "sigma_cv"} <= set(s.tables)
     assert set(s.tables["sigma_rules"].index) == {"accuracy", "loglik"}
+    for rule, info in fit.sigma_by_rule.items():  # the row each rule's sigma selects
+        row = info["path_row"]
+        assert fit.path["n_clusters"].iloc[row] == info["n_clusters_selected"]
+        if rule == fit.sigma_rule:
+            assert row == fit.selected_index and info["sigma"] == fit.sigma
     cc = fit.cluster_class
     assert cc["size"].sum() == 40 and (cc["odds_ratio"] >= 1).all()
     fig = fit.plot_path()
