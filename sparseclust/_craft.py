@@ -590,7 +590,9 @@ def craft(
     k_rule : {"Tibs2001SEmax", "firstSEmax", "globalmax"}
         How the gap curve picks K (R's ``cluster::maxSE`` rules).
     n_jobs : int, optional
-        Parallel restarts with joblib.
+        Parallel restarts with joblib (None, the default: in this process; on Adult's
+        45,222 rows the restarts take about 0.6 s, less than starting and feeding
+        workers).
     keep_data : bool
         Keep the typed data on the result (profiles, summaries). Always False on
         the Dask backend (the data stay on the cluster).
@@ -825,19 +827,26 @@ def _stop(k: int) -> dict:
     return {"max_clusters": _cluster_cap(k), "stop_above": (k, _PATIENCE)}
 
 
-def _calibrated_run(d, settings, k, seed, hi, max_fits=40) -> dict:
-    made: list[dict] = []
+def _calibrated_run(d, settings, k, seed, hi, max_fits=40, known=None) -> dict:
+    """Lambda calibrated to ``k`` clusters for one seed. A fit depends only on lambda
+    here (same seed, same stopping rules), so a lambda tried twice, or one in
+    ``known`` (lambda -> fit already made with this seed and ``k``), is not fitted
+    again: the same fit, hence the same result, at no cost."""
+    memo: dict[float, dict] = dict(known or {})
 
     def fit(lam):
-        made.append(core.craft_fit(d, lam, rng=np.random.default_rng(seed), **_stop(k), **settings))
-        return made[-1]
+        if lam not in memo:
+            memo[lam] = core.craft_fit(
+                d, lam, rng=np.random.default_rng(seed), **_stop(k), **settings
+            )
+        return memo[lam]
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", CalibrationWarning)
         out, lam, trace = calibrate_lambda(
             fit, lambda r: r["state"].K, k, hi=hi, max_fits=max_fits, rtol=1e-3
         )
-    for other in made:
+    for other in memo.values():
         if other is not out:
             core.release_states(d, other)
     out["lam"] = lam
@@ -851,9 +860,8 @@ def _restart_at(d, settings, k, seed, lam) -> dict:
     (at most 8 fits, fits past the cluster cap stopped early) when it lands on
     another number of clusters."""
     out = core.craft_fit(d, lam, rng=np.random.default_rng(seed), **_stop(k), **settings)
-    if out["state"].K != k:
-        core.release_states(d, out)
-        return _calibrated_run(d, settings, k, seed, 2.0 * lam, max_fits=8)
+    if out["state"].K != k:  # the calibration halves 2 lambda to lambda: this fit again
+        return _calibrated_run(d, settings, k, seed, 2.0 * lam, max_fits=8, known={lam: out})
     out["lam"] = lam
     out["nll"] = core.fit_nll(d, out)
     return out

@@ -81,6 +81,13 @@ class CraftData:
     g0: np.ndarray  # (n,) sum over categorical features of -log eta0(x_nd)
     alpha: float  # pseudo-count on level shares
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without the cached row blocks (:func:`as_blocked`), which would
+        copy the rows a second time (restarts in worker processes)."""
+        state = dict(self.__dict__)
+        state.pop("_blocked", None)
+        return state
+
 
 def _code_type(L: np.ndarray) -> type:
     """The smallest signed integer type holding codes ``-1 .. max(L) - 1``."""
@@ -186,6 +193,22 @@ def with_training_stats(new: CraftData, fitted: CraftData) -> CraftData:
     )
 
 
+def feature_sums(data: CraftData, A: np.ndarray) -> np.ndarray:
+    """(K, Q): each feature's level columns of ``A`` (K, S) added up, the numbers of
+    ``A @ data.level_sum`` (scipy adds them to 0 in level order) without a sparse
+    product: the columns are laid out (K, Q, max levels), zero-padded after each
+    feature's levels, and added in order; ``+ 0.0`` turns a -0.0 total into the 0.0
+    that starting from 0 gives (otherwise x + 0.0 == x)."""
+    K, Q = A.shape[0], data.Q
+    if Q == 0:
+        return np.zeros((K, 0))
+    pos = np.arange(A.shape[1]) - data.offsets[data.level_q]
+    pad = np.zeros((K, Q, int(data.L.max())))
+    pad[:, data.level_q, pos] = A
+    total = np.add.accumulate(pad, axis=2)[:, :, -1]
+    return total + 0.0
+
+
 # ---------------------------------------------------------------- pieces of rows
 #: Rows per piece: the kernels walk a block piece by piece, with each piece's
 #: temporaries in buffers reused from piece to piece and call to call. The in-memory
@@ -238,6 +261,50 @@ def _level_table(offsets: np.ndarray, A: np.ndarray) -> np.ndarray:
     return T
 
 
+#: A block's categorical cost terms are computed once per distinct row of codes, and
+#: gathered to its rows, when it has at most this share of distinct rows (Adult's
+#: 16,384-row blocks have about 5,000: the per-feature gathers then run on a third of
+#: the rows). A row's terms are the same numbers either way (the same additions).
+DISTINCT_SHARE = 0.5
+_DISTINCT: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _unique_rows(codes: np.ndarray, L: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(first row of each distinct row of ``codes``, index of every row's distinct row)."""
+    n, Q = codes.shape
+    radix = (L + 1).astype(float)
+    if float(np.prod(radix)) < 2.0**62:  # one integer key per row
+        key = np.zeros(n, dtype=np.int64)
+        for q in range(Q):
+            key *= int(L[q]) + 1
+            key += codes[:, q]
+            key += 1
+    else:
+        c = np.ascontiguousarray(codes)
+        key = c.view(np.dtype((np.void, c.dtype.itemsize * Q)))[:, 0]
+    _, first, inv = np.unique(key, return_index=True, return_inverse=True)
+    return first, inv.reshape(n)
+
+
+def distinct_rows(data: CraftData) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The block's distinct rows of codes, when few enough (:data:`DISTINCT_SHARE`):
+    ``(their codes, column-major; first row of each; every row's distinct row)``,
+    else None. Computed once per block and kept while the block lives; the costs
+    read it (:func:`_cost_pieces`) once a per-pass kernel has asked for it."""
+    try:
+        return _DISTINCT[data]
+    except KeyError:
+        pass
+    out = None
+    if data.Q >= 2 and data.n >= 1024:
+        first, inv = _unique_rows(data.codes, data.L)
+        if first.size <= DISTINCT_SHARE * data.n:
+            index_type = np.int32 if first.size < 2**31 else np.intp
+            out = (np.asfortranarray(data.codes[first]), first, inv.astype(index_type))
+    _DISTINCT[data] = out
+    return out
+
+
 def _level_sums(codes, offsets, table, a: int, b: int) -> np.ndarray:
     """(b - a, K'): per row of ``a:b``, the table rows of its levels summed feature by
     feature in feature order (the rounding of the one-hot product ``onehot @ A.T``
@@ -283,10 +350,16 @@ def _cost_pieces(data: CraftData, st: State, F_delta: float, sigma_override: flo
     order, so that a row's costs do not depend on the piece it falls in.
     """
     P, Q, K = data.P, data.Q, st.K
+    dist = _DISTINCT.get(data) if Q else None
     if Q:
         vcat = st.v[:, P:]
         A = (data.log_eta0[None, :] - st.log_eta) * vcat[:, data.level_q]  # (K, S)
         table = _level_table(data.offsets, A)
+        if dist is not None:  # categorical terms + g0 of each distinct row
+            ucodes, first, inv = dist
+            level = _level_sums(ucodes, data.offsets, table, 0, first.size)
+            cat = _scratch("cost_cat", (first.size, K))
+            _add(cat, level[:, :K], data.g0[first, None])
     if P:
         sig = st.sigma if sigma_override is None else sigma_override
         W = st.v[:, :P] / (2.0 * sig * sig)  # (K, P)
@@ -298,7 +371,11 @@ def _cost_pieces(data: CraftData, st: State, F_delta: float, sigma_override: flo
         b = min(a + PIECE_ROWS, data.n)
         m = b - a
         D = _scratch("cost", (m, K))
-        if Q:
+        if dist is not None:
+            rows = _scratch("cost_rows", (m,), np.intp)
+            np.copyto(rows, inv[a:b])
+            np.take(cat, rows, axis=0, out=D, mode="clip")
+        elif Q:
             level = _level_sums(data.codes, data.offsets, table, a, b)
             _add(D, level[:, :K], data.g0[a:b, None])
         else:
@@ -325,6 +402,10 @@ def _add(D: np.ndarray, x: np.ndarray, y: np.ndarray) -> None:
     are few clusters, as numpy loops over a short last axis one row at a time."""
     if D.shape[1] > 8:
         np.add(x, y, out=D)
+        return
+    if x is D and y.ndim == 1:  # a value per cluster (the usual call: no broadcasting)
+        for k in range(D.shape[1]):
+            np.add(D[:, k], y[k], out=D[:, k])
         return
     x, y = np.broadcast_to(x, D.shape), np.broadcast_to(y, D.shape)
     for k in range(D.shape[1]):
@@ -359,6 +440,26 @@ def _pick(D: np.ndarray, j: np.ndarray, out: np.ndarray) -> np.ndarray:
     return np.take(D.reshape(-1), flat, out=out, mode="clip")
 
 
+def _row_min(D: np.ndarray, idx: np.ndarray, dmin: np.ndarray) -> None:
+    """``idx = D.argmin(axis=1)`` (the first of equal minima) and ``dmin = D[i, idx]``.
+
+    One cluster: its column; two: the second where strictly smaller (numpy's argmin
+    walks a short last axis row by row). Costs that are not all finite go through
+    ``argmin`` (which takes a NaN as the minimum).
+    """
+    K = D.shape[1]
+    if K == 1:
+        idx.fill(0)
+        np.copyto(dmin, D[:, 0])
+        return
+    if K == 2 and np.isfinite(D.sum()):
+        second = _scratch("row_min", (D.shape[0],), bool)
+        np.copyto(idx, np.less(D[:, 1], D[:, 0], out=second))
+    else:
+        np.argmin(D, axis=1, out=idx)
+    _pick(D, idx, dmin)
+
+
 def singleton(data: CraftData, i: int, v: np.ndarray) -> State:
     """A cluster opened at point ``i``: centre x_i, sigma = 1, smoothed one-hot shares."""
     P, S = data.P, int(data.L.sum())
@@ -384,60 +485,123 @@ def stack(a: State, b: State) -> State:
     )
 
 
-def block_stats(data: CraftData, labels: np.ndarray, K: int) -> dict[str, Any]:
+#: Clusters up to which the membership matrix of :func:`block_stats` is filled one
+#: cluster at a time (a comparison per cluster beats a scattered assignment).
+_MEMBER_BY_CLUSTER = 6
+#: Level counts are updated from the rows whose label changed when at most this share
+#: of a block's rows did (the usual case after the first passes); else recounted.
+_RECOUNT_SHARE = 0.125
+
+
+def _level_cells(data: CraftData, rows: np.ndarray | slice, labels: np.ndarray) -> np.ndarray:
+    """Flat cells ``label * slots + level slot`` of every categorical cell of ``rows``
+    (slots: the level columns plus one missing slot per feature, as in
+    :func:`_level_table`), feature by feature."""
+    slots = data.level_q.size + data.Q
+    m = labels.size
+    if not isinstance(rows, slice):  # a few rows: all features at once
+        cells = data.codes[rows] + (data.offsets + np.arange(1, data.Q + 1))
+        cells += (labels * slots)[:, None]
+        return cells.reshape(-1)
+    cells = _scratch("stats_cells", (data.Q, m), np.intp)
+    base = _scratch("stats_base", (m,), np.intp)
+    np.multiply(labels, slots, out=base)
+    for q in range(data.Q):
+        np.add(data.codes[rows, q], data.offsets[q] + q + 1, out=cells[q])
+        cells[q] += base
+    return cells.reshape(-1)
+
+
+def level_counts(
+    data: CraftData,
+    labels: np.ndarray,
+    K: int,
+    prev: tuple[np.ndarray, np.ndarray] | None = None,
+) -> np.ndarray:
+    """Integer level counts (K, slots) of the block's rows under ``labels``.
+
+    ``prev = (old_labels, old_counts)``: the counts of the same rows under earlier
+    labels (cluster numbers below ``K``, the same numbering): when few rows changed
+    (:data:`_RECOUNT_SHARE`) the rows that changed are moved from their old cell to
+    their new one. Counts are integers, so either way gives the same numbers.
+    """
+    slots = data.level_q.size + data.Q
+    n = labels.size
+    if prev is not None:
+        old, old_counts = prev
+        changed = np.flatnonzero(labels != old)
+        if changed.size <= _RECOUNT_SHARE * n:
+            out = np.zeros((K, slots), dtype=np.int64)
+            out[: old_counts.shape[0]] = old_counts
+            if changed.size:
+                flat = out.reshape(-1)
+                flat += np.bincount(
+                    _level_cells(data, changed, labels[changed]), minlength=K * slots
+                )
+                flat -= np.bincount(_level_cells(data, changed, old[changed]), minlength=K * slots)
+            return out
+    out = np.zeros(K * slots, dtype=np.int64)
+    step = n if n <= PIECE_ROWS else STATS_ROWS
+    for a in range(0, n, max(step, 1)):
+        b = min(a + step, n)
+        out += np.bincount(_level_cells(data, slice(a, b), labels[a:b]), minlength=K * slots)
+    return out.reshape(K, slots)
+
+
+def block_stats(
+    data: CraftData, labels: np.ndarray, K: int, counts: np.ndarray | None = None
+) -> dict[str, Any]:
     """Sufficient statistics of ``K`` clusters on one block of rows.
 
     Counts ``nk`` (K,), sums ``s1`` and sums of squares ``s2`` of the numeric cells
     (K, P), observed-cell counts ``cnt`` (K, P), level counts ``counts`` (K, S).
     Missing cells (zeros in ``X0``, code -1) add nothing. A block of up to
     :data:`PIECE_ROWS` rows is summed in one piece; larger ones in pieces of
-    :data:`STATS_ROWS` rows added up in row order.
+    :data:`STATS_ROWS` rows added up in row order. ``counts``: the block's integer
+    level counts under ``labels`` (:func:`level_counts`), when already known.
     """
-    nk = np.bincount(labels, minlength=K).astype(np.float64)
     P, Q, n = data.P, data.Q, labels.size
     S = data.level_q.size
+    if Q and counts is None:
+        counts = level_counts(data, labels, K)
+    if Q:  # every row has one slot of the first feature (a level or missing)
+        nk = counts[:, : int(data.L[0]) + 1].sum(axis=1).astype(np.float64)
+    else:
+        nk = np.bincount(labels, minlength=K).astype(np.float64)
     sums = {"s1": np.zeros((K, P)), "s2": np.zeros((K, P)), "cnt": np.zeros((K, P))}
-    if Q:
-        slots = S + Q  # level columns and one missing slot per feature (see _level_table)
-        level_counts = np.zeros(K * slots, dtype=np.int64)
     step = n if n <= PIECE_ROWS else STATS_ROWS
-    for a in range(0, n, max(step, 1)):
+    for a in range(0, n, max(step, 1)) if P else ():
         b = min(a + step, n)
         m, lab = b - a, labels[a:b]
-        if K <= 32:  # a dense membership matrix: one small GEMM beats sparse products
+        if K <= _MEMBER_BY_CLUSTER:  # the same 0/1 matrix, filled by comparisons
+            Z = _scratch("member", (K, m))
+            hit = _scratch("member_hit", (m,), bool)
+            for k in range(K):
+                np.copyto(Z[k], np.equal(lab, k, out=hit))
+        elif K <= 32:  # a dense membership matrix: one small GEMM beats sparse products
             Z = _scratch("member", (K, m))
             Z.fill(0.0)
             Z[lab, _ROWS[:m]] = 1.0
         else:
             Z = sparse.csr_matrix((np.ones(m), (lab, np.arange(m))), shape=(K, m))
-        if P:
-            X = data.X0[a:b]
-            X2 = _scratch("stats_sq", (m, P))
-            np.multiply(X, X, out=X2)
-            parts = {"s1": Z @ X, "s2": Z @ X2}
-            if data.M is not None:
-                Mf = _scratch("stats_mask", (m, P))
-                np.copyto(Mf, data.M[a:b])
-                parts["cnt"] = Z @ Mf
-            for key, part in parts.items():
-                if a == 0:  # the first piece as it comes (a block of one piece: bit for bit)
-                    sums[key] = np.asarray(part)
-                else:
-                    sums[key] += part
-        if Q:
-            # level counts are integers: any order of counting gives the same numbers
-            cells = _scratch("stats_cells", (Q, m), np.intp)
-            base = _scratch("stats_base", (m,), np.intp)
-            np.multiply(lab, slots, out=base)
-            for q in range(Q):
-                np.add(data.codes[a:b, q], data.offsets[q] + q + 1, out=cells[q])
-                cells[q] += base
-            level_counts += np.bincount(cells.reshape(-1), minlength=K * slots)
+        X = data.X0[a:b]
+        X2 = _scratch("stats_sq", (m, P))
+        np.multiply(X, X, out=X2)
+        parts = {"s1": Z @ X, "s2": Z @ X2}
+        if data.M is not None:
+            Mf = _scratch("stats_mask", (m, P))
+            np.copyto(Mf, data.M[a:b])
+            parts["cnt"] = Z @ Mf
+        for key, part in parts.items():
+            if a == 0:  # the first piece as it comes (a block of one piece: bit for bit)
+                sums[key] = np.asarray(part)
+            else:
+                sums[key] += part
     out: dict[str, Any] = {"nk": nk, "s1": sums["s1"], "s2": sums["s2"]}
     out["cnt"] = sums["cnt"] if data.M is not None else np.repeat(nk[:, None], P, 1)
     if Q:
         cols = np.arange(S) + data.level_q + 1
-        out["counts"] = level_counts.reshape(K, slots)[:, cols].astype(np.float64)
+        out["counts"] = counts[:, cols].astype(np.float64)
     else:
         out["counts"] = np.zeros((K, S))
     return out
@@ -486,7 +650,7 @@ def state_from_stats(
         zeta = sigma = np.zeros((K2, 0))
     if data.Q:
         counts = stats["counts"][keep]
-        nq = np.asarray(counts @ data.level_sum)  # (K, Q)
+        nq = feature_sums(data, counts)  # (K, Q)
         log_eta = np.log(counts + data.alpha) - np.log(
             nq[:, data.level_q] + data.alpha * data.L[data.level_q]
         )
@@ -539,8 +703,8 @@ def select(
         else:
             v[:, :P] = st.sigma * st.sigma < eps_v
     if Q:
-        G_d = -np.asarray((st.counts * data.log_eta0[None, :]) @ data.level_sum)
-        G_kd = -np.asarray((st.counts * st.log_eta) @ data.level_sum)
+        G_d = -feature_sums(data, st.counts * data.log_eta0[None, :])
+        G_kd = -feature_sums(data, st.counts * st.log_eta)
         score = G_d - G_kd
         if budget == "fixed":
             n_sel = min(Q, max(1, round_half_up(m * Q)))
@@ -557,8 +721,8 @@ def select(
 
 def category_scores(data: CraftData, st: State) -> np.ndarray:
     """G_d - G_kd per cluster and categorical feature (n_k KL(eta_k || eta_0))."""
-    G_d = -np.asarray((st.counts * data.log_eta0[None, :]) @ data.level_sum)
-    G_kd = -np.asarray((st.counts * st.log_eta) @ data.level_sum)
+    G_d = -feature_sums(data, st.counts * data.log_eta0[None, :])
+    G_kd = -feature_sums(data, st.counts * st.log_eta)
     return G_d - G_kd
 
 
@@ -608,20 +772,21 @@ def slice_rows(data: CraftData, start: int, stop: int) -> CraftData:
     )
 
 
-_BLOCKED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
 def as_blocked(data: CraftData | Blocked, block_rows: int = BLOCK_ROWS) -> Blocked:
-    """``data`` in row blocks of ``block_rows`` held in memory (cached per data set)."""
+    """``data`` in row blocks of ``block_rows`` held in memory (cached per data set).
+
+    The blocking is kept on the data object itself (a reference cycle the garbage
+    collector frees with the data; a weak-keyed table would keep every data set
+    alive, as its value refers to the data)."""
     if isinstance(data, Blocked):
         return data
-    cached = _BLOCKED.get(data)
+    cached = data.__dict__.get("_blocked")
     if cached is not None and cached[0] == block_rows:
         return cached[1]
     bounds = block_bounds(data.n, block_rows)
     blocks = [slice_rows(data, a, b) for a, b in bounds]
     out = Blocked(data, LocalBlocks(blocks, [b - a for a, b in bounds]))
-    _BLOCKED[data] = (block_rows, out)
+    object.__setattr__(data, "_blocked", (block_rows, out))
     return out
 
 
@@ -646,16 +811,20 @@ def _k_costs(block, offset, state, st, F_delta, threshold, sigma_override, remap
     """Pass, step 1: every row's best existing cluster; rows beyond the threshold."""
     labels = state["labels"] if state is not None else np.zeros(block.n, dtype=np.int64)
     labels = _relabel(labels, remap)
+    counts = None if state is None else state.get("counts")
+    if counts is not None and remap is not None:  # a dropped cluster has no rows here
+        counts = counts[remap >= 0]
+    distinct_rows(block)
     idx = np.empty(block.n, dtype=np.int64)
     dmin = np.empty(block.n)
     cand = [np.zeros(0, dtype=np.int64)]
     for a, b, D in _cost_pieces(block, st, F_delta, sigma_override):
-        np.argmin(D, axis=1, out=idx[a:b])
-        _pick(D, idx[a:b], dmin[a:b])
+        _row_min(D, idx[a:b], dmin[a:b])
         beyond = np.greater(dmin[a:b], threshold, out=_scratch("beyond", (b - a,), bool))
         cand.append(a + np.flatnonzero(beyond))
     cand = np.concatenate(cand)
-    return {"labels": labels, "idx": idx, "dmin": dmin, "cand": cand}, int(cand.size)
+    out = {"labels": labels, "idx": idx, "dmin": dmin, "cand": cand, "counts": counts}
+    return out, int(cand.size)
 
 
 def _k_candidates(block, offset, state, new, threshold, F_delta, sigma_override):
@@ -694,10 +863,35 @@ def _k_assign(block, offset, state, new, openers, K_old, F_delta, sigma_override
             r = openers[t] - offset - a
             labels[a + r] = K_old + t
             cost[a + r] = Dn[r, t]
-    stats = block_stats(block, labels, K_tot)
+    if K_tot == 1:  # every row in the one cluster
+        counts, stats = _one_cluster_stats(block)
+        stats = dict(stats)
+    else:
+        counts = None
+        if block.Q:  # updated from the previous pass's counts when few labels changed
+            prev = None if state.get("counts") is None else (old, state["counts"])
+            counts = level_counts(block, labels, K_tot, prev)
+        stats = block_stats(block, labels, K_tot, counts)
     stats["cost"] = float(cost.sum())
     stats["pairs"] = _label_pairs(old, labels, K_old, K_tot)
-    return {"labels": labels, "cost": cost}, stats
+    return {"labels": labels, "cost": cost, "counts": counts}, stats
+
+
+_ONE_CLUSTER: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _one_cluster_stats(block: CraftData) -> tuple[np.ndarray | None, dict[str, Any]]:
+    """(level counts, :func:`block_stats`) of the block with every row in one cluster,
+    computed once per block (every fit starts there, and a fit at a large lambda stays
+    there); the arrays are shared, and never changed in place."""
+    try:
+        return _ONE_CLUSTER[block]
+    except KeyError:
+        pass
+    labels = np.zeros(block.n, dtype=np.int64)
+    counts = level_counts(block, labels, 1) if block.Q else None
+    out = _ONE_CLUSTER[block] = (counts, block_stats(block, labels, 1, counts))
+    return out
 
 
 def _label_pairs(old: np.ndarray, labels: np.ndarray, K_old: int, K_tot: int) -> np.ndarray:
@@ -716,14 +910,27 @@ def _label_pairs(old: np.ndarray, labels: np.ndarray, K_old: int, K_tot: int) ->
     return np.flatnonzero(seen)
 
 
-def _k_final(block, offset, state, st, F_delta, sigma_override, remap, with_nll):
-    """After the last pass: relabel, own costs (the objective) and the likelihood."""
+def _same_parameters(a: State, b: State) -> bool:
+    """The costs of ``a`` and ``b`` are the same numbers (every parameter equal)."""
+    return all(
+        np.array_equal(getattr(a, f), getattr(b, f)) for f in ("v", "zeta", "sigma", "log_eta")
+    )
+
+
+def _k_final(block, offset, state, st, F_delta, sigma_override, remap, with_nll, known=False):
+    """After the last pass: relabel, own costs (the objective) and the likelihood.
+
+    ``known``: ``st`` has the parameters the last pass used (a converged fit), whose
+    own costs the block kept; they are not computed again."""
     labels = _relabel(state["labels"], remap)
     out = {"cost": 0.0, "nll": 0.0}
     if block.n:
-        own = np.empty(block.n)
-        for a, b, D in _cost_pieces(block, st, F_delta, sigma_override):
-            _pick(D, labels[a:b], own[a:b])
+        if known:
+            own = state["cost"]
+        else:
+            own = np.empty(block.n)
+            for a, b, D in _cost_pieces(block, st, F_delta, sigma_override):
+                _pick(D, labels[a:b], own[a:b])
         out["cost"] = float(own.sum())
         if with_nll:
             out["nll"] = neg_loglik(block, st, labels)
@@ -949,7 +1156,7 @@ def _fit(
     states, remap = ex.initial_states(), None
     labels = np.zeros(B.n, dtype=np.int64) if shuffle else None
     trace: list[float] = []
-    converged = aborted = False
+    converged = aborted = known = False
     it = over = 0
     tot: dict[str, Any] = {"nk": np.array([float(B.n)])}
     for it in range(1, max_iter + 1):
@@ -989,6 +1196,9 @@ def _fit(
         K_tot = cand_state.K
         pairs = tot["pairs"]
         same = it > 1 and st_new.K == st.K and bool(np.all(remap[pairs % K_tot] == pairs // K_tot))
+        # the same labels give the same parameters: the pass's own costs are then the
+        # final ones (checked, not assumed)
+        known = same and not shuffle and _same_parameters(cand_state, st_new)
         st = st_new
         if same:
             converged = True
@@ -1004,7 +1214,7 @@ def _fit(
     if shuffle:
         states = [{"labels": labels[a : a + n]} for a, n in zip(ex.offsets, ex.sizes)]
         remap = None
-    states, parts = ex.map(_k_final, states, st, consts["F_delta"], so, remap, with_nll)
+    states, parts = ex.map(_k_final, states, st, consts["F_delta"], so, remap, with_nll, known)
     nk = tot["nk"][tot["nk"] > 0]
     nv = st.v.sum(axis=1)
     own = float(sum(p["cost"] for p in parts))
