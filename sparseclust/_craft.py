@@ -140,17 +140,21 @@ def _finish(best: dict, k: int | None, max_iter: int, name: str) -> None:
 
 
 def _fit_all(
-    d, pen, settings, consts, seeds, n_jobs, ff_lambda
+    d, pen, settings, consts, seeds, n_jobs, ff_lambda, seeded=()
 ) -> tuple[list[dict], str, int | None]:
     """Runs for every restart, however lambda is set (given, calibrated to ``k`` or
-    farthest-first: ``ff_lambda(rng)``). Returns (runs, lam_method, k)."""
+    farthest-first: ``ff_lambda(rng)``). With ``k`` alone, one seeded ``k``-cluster run
+    per seed in ``seeded`` is added (:func:`_seeded_tasks`). Returns (runs, lam_method, k)."""
     if pen.method == "calibrate":
-        return _calibrated_runs(d, settings, consts, pen.k, seeds, n_jobs), "calibrated", pen.k
+        runs = _calibrated_runs(d, settings, consts, pen.k, seeds, n_jobs, seeded)
+        return runs, "calibrated", pen.k
     if pen.method == "farthest_first":
         lam, method = ff_lambda(np.random.default_rng(seeds[0])), "farthest_first"
     else:
         lam, method = pen.lam, "given"
     runs = _parallel(n_jobs, [(_fixed_run, (d, settings, lam, s)) for s in seeds])
+    for r in runs:
+        r["kind"] = method
     return runs, method, pen.k
 
 
@@ -214,7 +218,9 @@ class CraftResult(ClusterResult):
     lam, m, rho, F0, F_delta : float
         Penalty and prior constants.
     lam_method : str
-        ``"given"``, ``"calibrated"``, ``"farthest_first"`` or ``"gap"``.
+        ``"given"``, ``"calibrated"`` (``k=``: lambda set to give ``k`` clusters, by
+        bisection or, for a seeded run, as its fixed-point lambda), ``"farthest_first"``
+        or ``"gap"``.
     k : int or None
         The number of clusters asked for (or chosen by the gap statistic).
     objective : ndarray
@@ -223,7 +229,9 @@ class CraftResult(ClusterResult):
         Negative log-likelihood with Gaussian normalisers (the restart criterion).
     budget, eps_c, eps_v : selection settings.
     restarts : DataFrame
-        One row per restart: seed index, lambda, clusters, n_iter, converged, criterion.
+        One row per restart: kind (``"calibrated"``, ``"seeded"``, ``"given"`` or
+        ``"farthest_first"``), lambda, clusters, n_iter, converged, criterion, chosen.
+        A seeded run's lambda is the smallest at which it is a fixed point.
     calibration : DataFrame or None
         (lam, n_clusters) of every fit tried while calibrating the chosen restart.
     k_selection : DataFrame or None
@@ -281,6 +289,11 @@ class CraftResult(ClusterResult):
             lines.append(f"  ... {len(sel) - 6} more clusters")
         if self.k is not None and self.k != self.n_clusters:
             lines.append(f"Asked for k={self.k}; got {self.n_clusters} clusters.")
+        if self._chosen_run().startswith("seeded"):
+            lines.append(
+                f"Reported run: {self._chosen_run()}, at the smallest lambda where it is "
+                "a fixed point."
+            )
         return lines
 
     @cached_property
@@ -314,7 +327,8 @@ class CraftResult(ClusterResult):
                     fmt(self.neg_loglik, 6),
                     self.n_iter,
                     self.converged,
-                    len(self.restarts),
+                    self._restart_counts(),
+                    self._chosen_run(),
                 ]
             },
             index=[
@@ -334,6 +348,7 @@ class CraftResult(ClusterResult):
                 "iterations",
                 "converged",
                 "restarts",
+                "chosen run",
             ],
         )
         freq = self.selection_frequency.to_frame()
@@ -348,6 +363,19 @@ class CraftResult(ClusterResult):
         if self.k_selection is not None:
             tables["k_selection"] = self.k_selection
         return tables
+
+    def _restart_counts(self) -> str:
+        """``"3"``, or ``"3 calibrated + 3 seeded"`` when the restarts are of two kinds."""
+        counts = self.restarts["kind"].value_counts(sort=False)
+        if len(counts) < 2:
+            return str(len(self.restarts))
+        return " + ".join(f"{n} {kind}" for kind, n in counts.items())
+
+    def _chosen_run(self) -> str:
+        """Kind and number of the restart reported, e.g. ``"seeded (restart 4)"``."""
+        r = self.restarts
+        i = int(np.flatnonzero(r["chosen"].to_numpy())[0])
+        return f"{r['kind'].iloc[i]} (restart {r.index[i]})"
 
     def selected_profiles(self) -> pd.DataFrame:
         """Profiles (as :meth:`profiles`) with cells of unselected features blanked (NaN)."""
@@ -382,6 +410,13 @@ class CraftResult(ClusterResult):
             "Restarts are compared by the model's negative log-likelihood with the "
             "Gaussian normalisers kept (see craft() Notes)."
         )
+        if self.restarts["kind"][self.restarts["chosen"]].eq("seeded").any():
+            notes.append(
+                f"The run reported is a seeded {self.n_clusters}-cluster run (k-means++-style "
+                "seeding under the CRAFT cost, then CAF passes without new clusters); lambda "
+                "is the smallest at which it is a fixed point of Algorithm 1: the largest "
+                "smallest cost of a point minus D F0."
+            )
         return notes
 
     #: sigma used in the costs instead of the clusters' own (DP-RF: 1/sqrt(2)).
@@ -516,6 +551,7 @@ def craft(
     alpha: float = 0.01,
     sigma_floor: float = 0.05,
     n_init: int | str = "auto",
+    n_seeded: int | str = "auto",
     max_iter: int = 100,
     shuffle: bool = False,
     k_max: int = 8,
@@ -581,6 +617,16 @@ def craft(
         to 500,000, else 10 (more restarts find better likelihoods: on Wine, 40
         instead of 10 raised the purity from .81 to .86 at m = 0.5, while each fit
         on large data costs more).
+    n_seeded : int or "auto"
+        With ``k`` (or K chosen by the gap statistic): restarts at a fixed number of
+        clusters added beside the ``n_init`` calibrated ones, and chosen among them by
+        the same criterion. Each seeds ``k`` singleton clusters k-means++-style under
+        the CRAFT cost, then runs CAF passes without the new-cluster rule until no
+        label changes; its lambda is the smallest at which the result is a fixed point
+        of Algorithm 1 (see Notes). ``"auto"``: a quarter of ``n_init``, rounded up
+        (10 of 40 restarts on small data, 3 of 10 on large); 0: calibrated runs only
+        (the results of earlier versions). ``restarts["kind"]`` tells them
+        apart.
     max_iter : int
         Cap on passes per run (``ConvergenceWarning`` when hit).
     shuffle : bool
@@ -635,6 +681,20 @@ def craft(
     the negative log-likelihood with Gaussian normalisers, because the asymptotic
     numeric discrepancy is ``n_k / 2`` per selected feature for every partition.
 
+    Seeded restarts (``n_seeded``): the calibrated runs start from one cluster and
+    open the others point by point, and on some data the first cluster to open at a
+    lambda that gives ``k`` clusters holds a single outlying point (Splice, k = 3:
+    sizes 2200, 989, 1 in every calibrated restart, purity 0.71). A seeded run puts
+    ``k`` singletons at points drawn with probability proportional to their smallest
+    cost to the singletons so far (minus the least such cost; each with
+    ``v ~ Bernoulli(m)^D``; the draw uses per-row uniforms fixed by the row's
+    position, so row blocks and Dask partitions do not change it), then alternates
+    assignment, parameters and selection as Algorithm 1 does, without opening
+    clusters. Its result is a converged fixed point of Algorithm 1 at every lambda
+    with ``lambda + D F0 >= max_n min_k d_nk``: no point opens a cluster and no label
+    changes. The smallest such lambda, ``max_n min_k d_nk - D F0``, is reported
+    (Splice: purity 0.95, negative log-likelihood 255,000 against 259,000-262,000).
+
     Examples
     --------
     >>> from sparseclust import craft
@@ -656,6 +716,8 @@ def craft(
     sigma_floor = check_number("sigma_floor", sigma_floor, min=0)
     if not (isinstance(n_init, str) and n_init == "auto"):
         n_init = check_int("n_init", n_init, min=1)
+    if not (isinstance(n_seeded, str) and n_seeded == "auto"):
+        n_seeded = check_int("n_seeded", n_seeded, min=0)
     max_iter = check_int("max_iter", max_iter, min=1)
     k_max = check_int("k_max", k_max, min=2)
     n_refs = check_int("n_refs", n_refs, min=1)
@@ -740,7 +802,11 @@ def craft(
     if n_init == "auto":
         cells = n_obs * len(table.names)
         n_init = 40 if cells <= 50_000 else 20 if cells <= 500_000 else 10
-    seeds = np.random.SeedSequence(int(generator.integers(2**63 - 1))).spawn(n_init)
+    root = np.random.SeedSequence(int(generator.integers(2**63 - 1)))
+    seeds = root.spawn(n_init)
+    if n_seeded == "auto":
+        n_seeded = -(-n_init // 4)  # a quarter of n_init, rounded up
+    seeded = root.spawn(n_seeded)
 
     k_selection = None
     sampled = lazy and (
@@ -764,16 +830,18 @@ def craft(
             rule=k_rule,
         )
         if sampled:
-            runs = _sample_calibrated_runs(sample, d, settings, consts, k_wanted, seeds, n_jobs)
+            runs = _sample_calibrated_runs(
+                sample, d, settings, consts, k_wanted, seeds, n_jobs, seeded
+            )
         else:
-            runs = _calibrated_runs(d, settings, consts, k_wanted, seeds, n_jobs)
+            runs = _calibrated_runs(d, settings, consts, k_wanted, seeds, n_jobs, seeded)
         method = "gap"
     elif sampled:
-        runs = _sample_calibrated_runs(sample, d, settings, consts, pen.k, seeds, n_jobs)
+        runs = _sample_calibrated_runs(sample, d, settings, consts, pen.k, seeds, n_jobs, seeded)
         method, k_wanted = "calibrated", pen.k
     else:
         runs, method, k_wanted = _fit_all(
-            d, pen, settings, consts, seeds, n_jobs, lambda _g: ff_lam
+            d, pen, settings, consts, seeds, n_jobs, lambda _g: ff_lam, seeded
         )
     return _conclude(
         runs,
@@ -791,9 +859,10 @@ def craft(
     )
 
 
-def _sample_calibrated_runs(sample, d, settings, consts, k, seeds, n_jobs) -> list[dict]:
+def _sample_calibrated_runs(sample, d, settings, consts, k, seeds, n_jobs, seeded) -> list[dict]:
     """Lambda calibrated on an in-memory sample, every restart on all rows at it
-    (re-calibrated briefly on all rows when it lands on another number of clusters)."""
+    (re-calibrated briefly on all rows when it lands on another number of clusters);
+    the seeded runs (on all rows) in the same batch."""
     hi = _lambda_hi(sample, consts, settings.get("sigma_override"))
     lam_ref = None
     for j, seed in enumerate(seeds):
@@ -801,7 +870,8 @@ def _sample_calibrated_runs(sample, d, settings, consts, k, seeds, n_jobs) -> li
         lam_ref = r["lam"]
         if r["state"].K == k:
             break
-    return _parallel(n_jobs, [(_restart_at, (d, settings, k, s, lam_ref)) for s in seeds])
+    tasks = [(_restart_at, (d, settings, k, s, lam_ref)) for s in seeds]
+    return _parallel(n_jobs, tasks + _seeded_tasks(d, settings, k, seeded))
 
 
 # ---------------------------------------------------------------- runs & choosing
@@ -852,6 +922,7 @@ def _calibrated_run(d, settings, k, seed, hi, max_fits=40, known=None) -> dict:
     out["lam"] = lam
     out["calibration"] = trace
     out["nll"] = core.fit_nll(d, out)
+    out["kind"] = "calibrated"
     return out
 
 
@@ -864,7 +935,24 @@ def _restart_at(d, settings, k, seed, lam) -> dict:
         return _calibrated_run(d, settings, k, seed, 2.0 * lam, max_fits=8, known={lam: out})
     out["lam"] = lam
     out["nll"] = core.fit_nll(d, out)
+    out["kind"] = "calibrated"
     return out
+
+
+def _seeded_run(d, settings, k, seed) -> dict:
+    """A run at ``k`` clusters: seeded k-means++-style under the CRAFT cost, then CAF
+    passes without the new-cluster rule (:func:`~sparseclust._craft_core.seeded_fit`);
+    its lambda is the smallest at which it is a fixed point of Algorithm 1."""
+    out = core.seeded_fit(d, k, rng=np.random.default_rng(seed), with_nll=True, **settings)
+    out["kind"] = "seeded"
+    return out
+
+
+def _seeded_tasks(d, settings, k, seeds) -> list[tuple]:
+    """One seeded ``k``-cluster run per seed (restart candidates beside the calibrated
+    runs, chosen among them by the same criterion), as tasks for :func:`_parallel`;
+    none for ``k`` < 2."""
+    return [(_seeded_run, (d, settings, k, s)) for s in seeds] if k >= 2 else []
 
 
 def _lambda_hi(d, consts: dict, sigma_override: float | None = None) -> float:
@@ -873,10 +961,11 @@ def _lambda_hi(d, consts: dict, sigma_override: float | None = None) -> float:
     return core.max_global_cost(d, consts["F_delta"], sigma_override) * 2.0 + 1.0
 
 
-def _calibrated_runs(d, settings, consts, k, seeds, n_jobs) -> list[dict]:
+def _calibrated_runs(d, settings, consts, k, seeds, n_jobs, seeded=()) -> list[dict]:
     """Calibrate lambda on the first restart that can reach ``k`` clusters (for a
     given seed the number of clusters can jump over ``k``), then run the remaining
-    restarts at that lambda (each re-calibrated briefly if it lands elsewhere)."""
+    restarts at that lambda (each re-calibrated briefly if it lands elsewhere), and
+    the seeded runs (one per seed in ``seeded``) in the same parallel batch."""
     hi = _lambda_hi(d, consts, settings.get("sigma_override"))
     runs: list[dict] = []
     lam_ref = None
@@ -886,10 +975,9 @@ def _calibrated_runs(d, settings, consts, k, seeds, n_jobs) -> list[dict]:
         if r["state"].K == k:
             lam_ref = r["lam"]
             break
-    rest = seeds[len(runs) :]
-    if lam_ref is None or not rest:
-        return runs
-    return runs + _parallel(n_jobs, [(_restart_at, (d, settings, k, s, lam_ref)) for s in rest])
+    rest = seeds[len(runs) :] if lam_ref is not None else []
+    tasks = [(_restart_at, (d, settings, k, s, lam_ref)) for s in rest]
+    return runs + _parallel(n_jobs, tasks + _seeded_tasks(d, settings, k, seeded))
 
 
 def _apply(f, *args):
@@ -913,7 +1001,8 @@ def _criterion(run: dict, consts: dict, d: core.CraftData) -> float:
 def _choose(runs: list[dict], k: int | None, d, consts) -> dict:
     """The restart to report: among runs with the wanted number of clusters (else the
     nearest), converged ones first, the lowest negative log-likelihood (with a given
-    lambda: likelihood plus the objective's penalties)."""
+    lambda: likelihood plus the objective's penalties). Calibrated and seeded runs
+    compete alike (a seeded run that lost a cluster is not at ``k``)."""
     runs = [r for r in runs if r["converged"]] or runs
     pool = [r for r in runs if k is None or r["state"].K == k] or runs
     if k is not None and pool is runs:
@@ -1068,6 +1157,7 @@ def _result(
     shares = pd.DataFrame(np.exp(st.log_eta), index=idx, columns=cols)
     restarts = pd.DataFrame(
         {
+            "kind": [r["kind"] for r in runs],
             "lam": [r["lam"] for r in runs],
             "n_clusters": [r["state"].K for r in runs],
             "n_iter": [r["n_iter"] for r in runs],

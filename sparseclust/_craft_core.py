@@ -917,20 +917,28 @@ def _same_parameters(a: State, b: State) -> bool:
     )
 
 
-def _k_final(block, offset, state, st, F_delta, sigma_override, remap, with_nll, known=False):
+def _k_final(
+    block, offset, state, st, F_delta, sigma_override, remap, with_nll, known=False, top=False
+):
     """After the last pass: relabel, own costs (the objective) and the likelihood.
 
     ``known``: ``st`` has the parameters the last pass used (a converged fit), whose
-    own costs the block kept; they are not computed again."""
+    own costs the block kept; they are not computed again. ``top``: also the largest
+    smallest cost of a row (``"top"``; with ``known`` the kept costs are the smallest,
+    as such a pass opened no cluster)."""
     labels = _relabel(state["labels"], remap)
-    out = {"cost": 0.0, "nll": 0.0}
+    out = {"cost": 0.0, "nll": 0.0, "top": -np.inf}
     if block.n:
         if known:
             own = state["cost"]
+            if top:
+                out["top"] = float(own.max())
         else:
             own = np.empty(block.n)
             for a, b, D in _cost_pieces(block, st, F_delta, sigma_override):
                 _pick(D, labels[a:b], own[a:b])
+                if top:
+                    out["top"] = max(out["top"], float(D.min(axis=1).max()))
         out["cost"] = float(own.sum())
         if with_nll:
             out["nll"] = neg_loglik(block, st, labels)
@@ -1055,7 +1063,7 @@ def discrepancy(data: CraftData, st: State, labels: np.ndarray, consts: dict[str
 # ------------------------------------------------------------------------ the fit
 def craft_fit(
     data: CraftData,
-    lam: float,
+    lam: float | None,
     *,
     m: float,
     rho: float,
@@ -1071,6 +1079,7 @@ def craft_fit(
     max_clusters: int | None = None,
     stop_above: tuple[int, int] | None = None,
     with_nll: bool = False,
+    fixed_k: int | None = None,
     rng: np.random.Generator,
 ) -> dict[str, Any]:
     """One run of CRAFT (Algorithm 1 with CAF) at a given lambda.
@@ -1091,6 +1100,15 @@ def craft_fit(
     ``feature_terms=False`` drops the F0 / F_delta terms (threshold = lambda).
     ``with_nll=True`` adds the negative log-likelihood (:func:`neg_loglik`) as ``nll``.
 
+    ``fixed_k=K`` (with ``lam=None``): a fit at a fixed number of clusters. ``K``
+    singletons seeded k-means++-style under the CRAFT cost (:func:`seed_clusters`)
+    replace step 1, and the passes run without the new-cluster rule until no label
+    changes (clusters that empty are dropped: then fewer than ``K``). ``lam`` in the
+    result is the smallest lambda at which it is a fixed point of Algorithm 1, the
+    largest smallest cost of a point minus ``D F0`` (:func:`fixed_point_lambda`): at
+    that lambda, and any larger one, a CAF pass from the final state opens no cluster
+    and changes no label; the objective trace uses it.
+
     ``data`` is a :class:`CraftData` (run in row blocks of :data:`BLOCK_ROWS`) or a
     :class:`Blocked` data set on any executor (the Dask backend): the same kernels,
     the same random draws in the same order, hence the same fit.
@@ -1098,10 +1116,24 @@ def craft_fit(
     consts = craft_constants(m, rho)
     if not feature_terms:
         consts = {**consts, "F0": 0.0, "F_delta": 0.0}
+    if (fixed_k is None) == (lam is None):
+        raise ValueError("craft_fit needs a lambda or fixed_k=, not both.")
     with single_blas_thread():
+        init = None
+        if fixed_k is not None:
+            init = seed_clusters(
+                as_blocked(data),
+                fixed_k,
+                m=m,
+                F_delta=consts["F_delta"],
+                select_all=select_all,
+                sigma_override=sigma_override,
+                rng=rng,
+            )
         return _fit(
             data,
             lam,
+            init=init,
             consts=consts,
             m=m,
             budget=budget,
@@ -1137,7 +1169,12 @@ def _fit(
     stop_above,
     with_nll,
     rng,
+    init=None,
 ):
+    """The loop of :func:`craft_fit`. ``init=(state, start)``: begin from these
+    clusters instead of one at a random point; ``lam=None``: no cluster is opened
+    (threshold infinite) and the result's ``lam`` is the smallest lambda at which the
+    final state is a fixed point (:func:`seeded_fit`)."""
     B = as_blocked(data)
     ex = B.executor
     if shuffle and not B.local:
@@ -1146,16 +1183,19 @@ def _fit(
             "data in memory; use shuffle=False (data order) with the Dask backend."
         )
     D = B.P + B.Q
-    threshold = lam + D * consts["F0"]
+    threshold = np.inf if lam is None else lam + D * consts["F0"]
     so = sigma_override
-    # Step 1: one cluster holding every point, centred at a random data point,
-    # v_1 ~ Bernoulli(m)^D, sigma_1 = 1.
-    start = int(rng.integers(B.n))
-    v1 = np.ones(D, dtype=bool) if select_all else rng.random(D) < m
-    st = singleton(fetch_row(B, start), 0, v1)
+    if init is not None:
+        st, start = init
+    else:
+        # Step 1: one cluster holding every point, centred at a random data point,
+        # v_1 ~ Bernoulli(m)^D, sigma_1 = 1.
+        start = int(rng.integers(B.n))
+        v1 = np.ones(D, dtype=bool) if select_all else rng.random(D) < m
+        st = singleton(fetch_row(B, start), 0, v1)
     states, remap = ex.initial_states(), None
     labels = np.zeros(B.n, dtype=np.int64) if shuffle else None
-    trace: list[float] = []
+    trace: list[tuple[float, int, float]] = []  # objective without and with lambda
     converged = aborted = known = False
     it = over = 0
     tot: dict[str, Any] = {"nk": np.array([float(B.n)])}
@@ -1180,10 +1220,11 @@ def _fit(
         nv = cand_state.v.sum(axis=1)
         used = np.flatnonzero(tot["nk"])
         trace.append(
-            tot["cost"]
-            - consts["F_delta"] * float(tot["nk"] @ nv)
-            + threshold * used.size
-            + consts["F_delta"] * float(nv[used].sum())
+            (
+                tot["cost"] - consts["F_delta"] * float(tot["nk"] @ nv),
+                used.size,
+                consts["F_delta"] * float(nv[used].sum()),
+            )
         )
         st_new, remap = state_from_stats(B, tot, cand_state.v, sigma_floor)
         if shuffle:
@@ -1214,21 +1255,25 @@ def _fit(
     if shuffle:
         states = [{"labels": labels[a : a + n]} for a, n in zip(ex.offsets, ex.sizes)]
         remap = None
-    states, parts = ex.map(_k_final, states, st, consts["F_delta"], so, remap, with_nll, known)
+    fixed_k = lam is None
+    states, parts = ex.map(
+        _k_final, states, st, consts["F_delta"], so, remap, with_nll, known, fixed_k
+    )
+    if fixed_k:
+        lam = fixed_point_lambda(max(p["top"] for p in parts), D * consts["F0"])
+        threshold = lam + D * consts["F0"]
     nk = tot["nk"][tot["nk"] > 0]
     nv = st.v.sum(axis=1)
     own = float(sum(p["cost"] for p in parts))
     trace.append(
-        own
-        - consts["F_delta"] * float(nk @ nv)
-        + threshold * st.K
-        + consts["F_delta"] * float(nv.sum())
+        (own - consts["F_delta"] * float(nk @ nv), st.K, consts["F_delta"] * float(nv.sum()))
     )
     out = {
+        "lam": lam,
         "labels": (np.concatenate([s["labels"] for s in ex.fetch(states)]) if B.local else None),
         "states": None if B.local else states,
         "state": st,
-        "objective": np.asarray(trace),
+        "objective": np.array([a + threshold * k + c for a, k, c in trace]),
         "n_iter": it,
         "converged": converged,
         "aborted": aborted,
@@ -1239,6 +1284,113 @@ def _fit(
     if with_nll:
         out["nll"] = float(sum(p["nll"] for p in parts))
     return out
+
+
+def fixed_point_lambda(top: float, DF0: float) -> float:
+    """The smallest lambda at which no point opens a cluster: a point does when its
+    smallest cost exceeds ``lambda + D F0``, so ``top - D F0`` for ``top`` the largest
+    smallest cost, moved up by rounding steps until ``lambda + D F0 >= top`` holds in
+    floating point too."""
+    lam = top - DF0
+    while lam + DF0 < top:
+        lam = float(np.nextafter(lam, np.inf))
+    return float(lam)
+
+
+# ----------------------------------------------------- fits at a fixed number of clusters
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+def row_uniforms(key: int, start: int, n: int) -> np.ndarray:
+    """Uniforms in (0, 1) of rows ``start .. start+n-1`` for a draw ``key``: SplitMix64
+    of ``key + (row + 1) * golden``, so a row's number depends on its position only,
+    never on the row blocks."""
+    z = np.uint64(key) + (np.arange(start, start + n, dtype=np.uint64) + np.uint64(1)) * _GOLDEN
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z ^= z >> np.uint64(31)
+    return ((z >> np.uint64(11)).astype(np.float64) + 0.5) * 2.0**-53
+
+
+def _smallest_cost(block, prev, one, F_delta, sigma_override) -> np.ndarray:
+    """Each row's cost to the one-cluster state ``one``, or the smaller of it and
+    ``prev`` (the smallest cost to the singletons before it)."""
+    dmin = np.empty(block.n)
+    for a, b, D in _cost_pieces(block, one, F_delta, sigma_override):
+        if prev is None:
+            dmin[a:b] = D[:, 0]
+        else:
+            np.minimum(prev[a:b], D[:, 0], out=dmin[a:b])
+    return dmin
+
+
+def _k_seed_costs(block, offset, state, one, F_delta, sigma_override):
+    """Seeding: each row's smallest cost to the singletons so far (the block's state)."""
+    dmin = _smallest_cost(block, state, one, F_delta, sigma_override)
+    return dmin, (float(dmin.min()) if block.n else np.inf)
+
+
+def _k_seed_draw(block, offset, state, floor, key, taken):
+    """Seeding: a row drawn with probability proportional to ``dmin - floor`` (rows
+    taken excluded) as the largest ``log(u) / w`` (Efraimidis & Spirakis), u from
+    :func:`row_uniforms`; ``(-inf, -1)`` when no row has weight."""
+    w = state - floor
+    mine = [t - offset for t in taken if offset <= t < offset + block.n]
+    w[mine] = 0.0
+    ok = np.flatnonzero(w > 0)
+    if ok.size == 0:
+        return state, (-np.inf, -1)
+    score = np.log(row_uniforms(key, offset, block.n)[ok]) / w[ok]
+    j = int(np.argmax(score))
+    return state, (float(score[j]), offset + int(ok[j]))
+
+
+def seed_clusters(
+    data: Blocked,
+    K: int,
+    *,
+    m: float,
+    F_delta: float,
+    select_all: bool,
+    sigma_override: float | None,
+    rng: np.random.Generator,
+) -> tuple[State, int]:
+    """``K`` singleton clusters seeded k-means++-style under the CRAFT cost.
+
+    The first at a random point; each next at a point drawn with probability
+    proportional to its smallest cost to the singletons so far minus the smallest
+    such cost over all points (points already taken excluded). Each singleton uses
+    ``v ~ Bernoulli(m)^D`` (all features with ``select_all``). Fewer than ``K`` when
+    no point is left with a positive weight. Returns (state, first point).
+    """
+    ex = data.executor
+    D = data.P + data.Q
+    states = ex.initial_states()
+    taken = [int(rng.integers(data.n))]
+    st = None
+    while True:
+        v = np.ones(D, dtype=bool) if select_all else rng.random(D) < m
+        one = singleton(fetch_row(data, taken[-1]), 0, v)
+        st = one if st is None else stack(st, one)
+        if st.K == K:
+            break
+        states, mins = ex.map(_k_seed_costs, states, one, F_delta, sigma_override)
+        key = int(rng.integers(2**63))
+        states, best = ex.map(_k_seed_draw, states, min(mins), key, taken)
+        top = max(b[0] for b in best)
+        if top == -np.inf:
+            break
+        taken.append(min(i for sc, i in best if sc == top))
+    release = getattr(ex, "release", None)
+    if release is not None:
+        release(states)
+    return st, taken[0]
+
+
+def seeded_fit(data: CraftData | Blocked, K: int, **kw: Any) -> dict[str, Any]:
+    """A CRAFT fit at a fixed number of clusters ``K``: ``craft_fit(data, None,
+    fixed_k=K, **kw)`` (see there)."""
+    return craft_fit(data, None, fixed_k=K, **kw)
 
 
 def _k_global_stats(block, offset, state):
@@ -1268,12 +1420,7 @@ def _k_farthest(block, offset, state, st, F_delta, sigma_override, taken):
     """Farthest-first step: each row's smallest cost to the points taken so far."""
     if block.n == 0:
         return state, (-np.inf, -1)
-    dmin = np.empty(block.n)
-    for a, b, D in _cost_pieces(block, st, F_delta, sigma_override):
-        if state is None:
-            dmin[a:b] = D[:, 0]
-        else:
-            np.minimum(state[a:b], D[:, 0], out=dmin[a:b])
+    dmin = _smallest_cost(block, state, st, F_delta, sigma_override)
     if offset <= taken < offset + block.n:
         dmin[taken - offset] = -np.inf
     j = int(np.argmax(dmin))

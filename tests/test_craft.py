@@ -798,6 +798,9 @@ def test_selected_in_input_column_order_and_level_shares():
     np.testing.assert_allclose(fit.centers.to_numpy(), means.to_numpy(), rtol=1e-10)
 
 
+RESTART_COLUMNS = ["kind", "lam", "n_clusters", "n_iter", "converged", "neg_loglik", "chosen"]
+
+
 def test_objective_trace_and_restarts(wine_fit):
     _, fit = wine_fit
     obj = fit.objective
@@ -805,8 +808,9 @@ def test_objective_trace_and_restarts(wine_fit):
     assert obj[-1] == pytest.approx(obj[-2], rel=1e-10)  # converged: the last pass changes nothing
     assert fit.objective_path is fit.objective
     r = fit.restarts
-    assert list(r.columns) == ["lam", "n_clusters", "n_iter", "converged", "neg_loglik", "chosen"]
-    assert len(r) == 3 and r["chosen"].sum() == 1
+    assert list(r.columns) == RESTART_COLUMNS
+    assert len(r) == 4 and r["chosen"].sum() == 1  # n_seeded="auto": n_init / 4 rounded up
+    assert list(r["kind"]) == ["calibrated"] * 3 + ["seeded"]
     chosen = r[r["chosen"]].iloc[0]
     assert chosen["neg_loglik"] == pytest.approx(fit.neg_loglik)
     assert chosen["neg_loglik"] == r.loc[r["n_clusters"] == 3, "neg_loglik"].min()
@@ -875,8 +879,9 @@ def test_n_init_auto_by_data_size_and_validation():
     """n_init="auto": 40 restarts when n x D <= 50,000 cells (20 / 10 above)."""
     sim = craft_fig2a(rng=0)  # 300 x 24 = 7,200 cells
     fit = craft(sim.data, m=1 / 3, k=3, rng=0)
-    assert len(fit.restarts) == 40
-    assert len(craft(sim.data, m=1 / 3, k=3, n_init=3, rng=0).restarts) == 3
+    assert (fit.restarts["kind"] == "calibrated").sum() == 40
+    assert (fit.restarts["kind"] == "seeded").sum() == 10  # n_seeded="auto": n_init / 4
+    assert len(craft(sim.data, m=1 / 3, k=3, n_init=3, n_seeded=1, rng=0).restarts) == 4
     with pytest.raises(TypeError, match="n_init must be an integer"):
         craft(sim.data, m=1 / 3, k=3, n_init="many")
 
@@ -904,3 +909,190 @@ def test_exact_ties_go_to_the_earlier_feature():
     rev = craft(sim.data.iloc[:, ::-1], m=1 / 3, lam=1e6, rng=0, n_init=1)
     chosen = rev.selected.columns[rev.selected.iloc[0].to_numpy()].tolist()
     assert chosen == [f"f{j}" for j in range(24, 16, -1)]
+
+
+# ------------------------------------------------- seeded runs at a fixed number of clusters
+def literal_selection(brute: Brute, members, params, m: float) -> np.ndarray:
+    """Fixed budget by hand: the round(m P) numeric features with the lowest sd and the
+    round(m Q) categorical ones with the largest G_d - G_kd (ties to the earlier)."""
+    _, sigma, eta = params
+    v = np.zeros(brute.P + brute.Q, dtype=bool)
+    n_num = min(brute.P, max(1, core.round_half_up(m * brute.P)))
+    v[sorted(range(brute.P), key=lambda d: (sigma[d], d))[:n_num]] = True
+    score = []
+    for q in range(brute.Q):
+        seen = [brute.codes[i, q] for i in members if brute.codes[i, q] >= 0]
+        score.append(sum(math.log(eta[q][c]) - math.log(brute.eta0[q][c]) for c in seen))
+    n_cat = min(brute.Q, max(1, core.round_half_up(m * brute.Q)))
+    v[[brute.P + q for q in sorted(range(brute.Q), key=lambda q: (-score[q], q))[:n_cat]]] = True
+    return v
+
+
+def literal_seeded(brute: Brute, K: int, m: float, consts, rng):
+    """The seeded K-cluster run, point by point: k-means++-style seeding under the CRAFT
+    cost (weights: smallest cost to the singletons so far minus its minimum; a row drawn
+    as the largest log(u)/w), then argmin passes (no new clusters) until no label
+    changes. Returns labels, parameters, selection and the fixed-point lambda."""
+    F_delta, n, D = consts["F_delta"], brute.n, brute.P + brute.Q
+    taken = [int(rng.integers(n))]
+    params, vs = [], []
+    while True:
+        vs.append(rng.random(D) < m)
+        params.append(brute.singleton(taken[-1]))
+        if len(params) == K:
+            break
+        dmin = [min(brute.cost(i, p, v, F_delta) for p, v in zip(params, vs)) for i in range(n)]
+        u = core.row_uniforms(int(rng.integers(2**63)), 0, n)
+        floor, best = min(dmin), None
+        for i in range(n):
+            w = 0.0 if i in taken else dmin[i] - floor
+            if w > 0 and (best is None or math.log(u[i]) / w > best[0]):
+                best = (math.log(u[i]) / w, i)
+        if best is None:
+            break
+        taken.append(best[1])
+
+    def assign(params, vs):
+        return np.array(
+            [
+                int(np.argmin([brute.cost(i, p, v, F_delta) for p, v in zip(params, vs)]))
+                for i in range(n)
+            ]
+        )
+
+    labels = assign(params, vs)
+    while True:
+        _, labels = np.unique(labels, return_inverse=True)  # empty clusters dropped
+        groups = [np.flatnonzero(labels == k).tolist() for k in range(labels.max() + 1)]
+        params = [brute.cluster(g) for g in groups]
+        vs = [literal_selection(brute, g, p, m) for g, p in zip(groups, params)]
+        new = assign(params, vs)
+        if np.array_equal(new, labels):
+            break
+        labels = new
+    top = max(min(brute.cost(i, p, v, F_delta) for p, v in zip(params, vs)) for i in range(n))
+    return labels, params, np.array(vs), top - D * consts["F0"]
+
+
+@pytest.mark.parametrize(("seed", "K", "m"), [(0, 3, 0.5), (1, 2, 1 / 3), (2, 4, 0.8)])
+def test_seeded_fit_matches_a_literal_loop(seed, K, m):
+    X, codes, L = mixed_data(seed, n=40)
+    data = core.prepare(X, codes, L, alpha=ALPHA)
+    brute = Brute(X, codes, L)
+    rho = m * (1 - m) - 0.01
+    consts = core.craft_constants(m, rho)
+    out = core.seeded_fit(data, K, m=m, rho=rho, rng=np.random.default_rng(seed))
+    labels, params, v, lam = literal_seeded(brute, K, m, consts, np.random.default_rng(seed))
+    assert out["converged"] and out["state"].K == len(params)
+    np.testing.assert_array_equal(out["labels"], labels)
+    np.testing.assert_array_equal(out["state"].v, v)
+    np.testing.assert_allclose(out["state"].zeta, [p[0] for p in params], rtol=1e-12)
+    np.testing.assert_allclose(out["state"].sigma, [p[1] for p in params], rtol=1e-12)
+    assert out["lam"] == pytest.approx(lam, rel=1e-10)
+
+
+@pytest.mark.parametrize("block_rows", [7, 1])
+def test_seeded_fit_does_not_depend_on_the_row_blocks(block_rows):
+    X, codes, L = mixed_data(5, n=60)
+    data = core.prepare(X, codes, L, alpha=ALPHA)
+    kw = dict(m=0.5, rho=0.24, with_nll=True)
+    a = core.seeded_fit(data, 3, rng=np.random.default_rng(3), **kw)
+    b = core.seeded_fit(core.as_blocked(data, block_rows), 3, rng=np.random.default_rng(3), **kw)
+    np.testing.assert_array_equal(a["labels"], b["labels"])
+    assert a["start"] == b["start"] and a["n_iter"] == b["n_iter"]
+    assert a["lam"] == pytest.approx(b["lam"], rel=1e-12)
+    assert a["nll"] == pytest.approx(b["nll"], rel=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_seeded_fit_is_a_fixed_point_at_its_lambda(seed):
+    """At the reported lambda a CAF pass from the final state opens no cluster and keeps
+    every label; just below it the point with the largest smallest cost opens one."""
+    sim = craft_fig2a(n_per_cluster=30, rng=seed)
+    X = sim.data.to_numpy(dtype=float)
+    data = core.prepare(np.zeros((len(X), 0)), X.astype(np.int64), [2] * X.shape[1], alpha=ALPHA)
+    m, rho = 1 / 3, 2 / 9 - 0.01
+    consts = core.craft_constants(m, rho)
+    DF0 = (data.P + data.Q) * consts["F0"]
+    out = core.seeded_fit(data, 3, m=m, rho=rho, rng=np.random.default_rng(seed))
+    st, lam = out["state"], out["lam"]
+    assert out["converged"] and st.K >= 2 and lam > 0  # a cluster may empty
+    dmin = core.costs(data, st, consts["F_delta"]).min(axis=1)
+    assert lam == pytest.approx(dmin.max() - DF0, rel=1e-12)
+    lab, st2, _ = core.caf_pass(data, st, lam + DF0, consts, np.random.default_rng(0))
+    assert st2 is st  # no cluster opened
+    np.testing.assert_array_equal(lab, out["labels"])
+    # and it is the smallest such lambda
+    below = lam - 1e-9 * abs(lam)
+    _, st3, _ = core.caf_pass(data, st, below + DF0, consts, np.random.default_rng(0))
+    assert st3.K > st.K
+    # the objective trace uses that lambda
+    obj = core.objective(data, st, out["labels"], lam, consts)
+    assert out["objective"][-1] == pytest.approx(obj, rel=1e-10)
+
+
+def test_fixed_point_lambda_is_reached_in_floating_point():
+    for top, DF0 in [(328.29, 6.1), (1e6 + 0.1, 1e-3), (0.3, 0.1), (12.0, 24.0)]:
+        lam = core.fixed_point_lambda(top, DF0)
+        assert lam + DF0 >= top
+        assert np.nextafter(lam, -np.inf) + DF0 < top or lam == top - DF0
+
+
+def test_seeded_and_calibrated_restarts_chosen_by_likelihood():
+    df = mixed_frame()
+    fit = craft(df, k=3, n_init=3, n_seeded=2, rng=5)
+    r = fit.restarts
+    assert list(r["kind"]) == ["calibrated"] * 3 + ["seeded"] * 2
+    assert list(r.columns) == RESTART_COLUMNS
+    ok = r[r["converged"] & (r["n_clusters"] == 3)]
+    assert r.loc[r["chosen"], "neg_loglik"].iloc[0] == ok["neg_loglik"].min()
+    assert fit.neg_loglik == ok["neg_loglik"].min()
+    assert fit.lam == r.loc[r["chosen"], "lam"].iloc[0]
+    assert fit.lam_method == "calibrated"
+    params = fit.summary().tables["parameters"]["value"]
+    assert params["restarts"] == "3 calibrated + 2 seeded"
+    chosen = r.index[r["chosen"]][0]
+    assert params["chosen run"] == f"{r['kind'].iloc[chosen]} (restart {chosen})"
+    # off: calibrated runs only, the same ones
+    off = craft(df, k=3, n_init=3, n_seeded=0, rng=5)
+    assert list(off.restarts["kind"]) == ["calibrated"] * 3
+    pd.testing.assert_frame_equal(
+        off.restarts.drop(columns="chosen"), r.iloc[:3].drop(columns="chosen")
+    )
+    assert off.summary().tables["parameters"]["value"]["restarts"] == "3"
+
+
+def test_seeded_restarts_reproducible_and_parallel():
+    df = mixed_frame(1)
+    a = craft(df, k=3, n_init=2, n_seeded=3, rng=11)
+    b = craft(df, k=3, n_init=2, n_seeded=3, rng=np.random.default_rng(11))
+    c = craft(df, k=3, n_init=2, n_seeded=3, rng=11, n_jobs=2)
+    for other in (b, c):
+        pd.testing.assert_frame_equal(a.restarts, other.restarts)
+        pd.testing.assert_series_equal(a.labels, other.labels)
+        assert a.lam == other.lam
+    d = craft(df, k=3, n_init=2, n_seeded=3, rng=12)
+    assert not a.restarts.iloc[2:].equals(d.restarts.iloc[2:])
+    with pytest.raises(ValueError, match="n_seeded must be"):
+        craft(df, k=3, n_seeded=-1)
+
+
+def test_splice_seeded_run_splits_the_classes():
+    """Splice: every calibrated run at k = 3 keeps a one-point cluster (sizes [2200,
+    989, 1], purity 0.71); a seeded 3-cluster run has a much lower negative
+    log-likelihood and finds the classes."""
+    from sparseclust.datasets import load_splice
+    from sparseclust.metrics import purity
+
+    df = load_splice()
+    fit = craft(df.drop(columns="class"), m=0.5, k=3, n_init=2, n_seeded=2, rng=0)
+    r = fit.restarts
+    assert r.loc[r["chosen"], "kind"].iloc[0] == "seeded"
+    cal = r[r["kind"] == "calibrated"]["neg_loglik"].min()
+    assert fit.neg_loglik < cal - 3000
+    assert fit.sizes.min() > 500
+    assert purity(df["class"], fit.labels) > 0.9
+    chosen = r.index[r["chosen"]][0]
+    assert f"Reported run: seeded (restart {chosen})" in repr(fit)
+    assert any("seeded 3-cluster run" in note for note in fit.summary().notes)
+    assert fit.calibration is None and fit.lam == r.loc[chosen, "lam"]
