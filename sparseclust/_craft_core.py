@@ -1290,8 +1290,12 @@ def fixed_point_lambda(top: float, DF0: float) -> float:
     """The smallest lambda at which no point opens a cluster: a point does when its
     smallest cost exceeds ``lambda + D F0``, so ``top - D F0`` for ``top`` the largest
     smallest cost, moved up by rounding steps until ``lambda + D F0 >= top`` holds in
-    floating point too."""
+    floating point too; never below 0 (when every point's smallest cost is below
+    ``D F0`` the clustering is a fixed point at every lambda >= 0; a negative lambda
+    would only confuse: the paper's lambda, and ``craft(lam=)``, are positive)."""
     lam = top - DF0
+    if lam <= 0.0:
+        return 0.0
     while lam + DF0 < top:
         lam = float(np.nextafter(lam, np.inf))
     return float(lam)

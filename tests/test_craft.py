@@ -1034,8 +1034,11 @@ def test_seeded_fit_is_a_fixed_point_at_its_lambda(seed):
 def test_fixed_point_lambda_is_reached_in_floating_point():
     for top, DF0 in [(328.29, 6.1), (1e6 + 0.1, 1e-3), (0.3, 0.1), (12.0, 24.0)]:
         lam = core.fixed_point_lambda(top, DF0)
-        assert lam + DF0 >= top
-        assert np.nextafter(lam, -np.inf) + DF0 < top or lam == top - DF0
+        assert lam + DF0 >= top and lam >= 0
+        if top > DF0:
+            assert np.nextafter(lam, -np.inf) + DF0 < top or lam == top - DF0
+        else:  # every smallest cost below D F0: a fixed point at every lambda >= 0
+            assert lam == 0.0
 
 
 def test_seeded_and_calibrated_restarts_chosen_by_likelihood():
