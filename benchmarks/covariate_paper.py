@@ -31,7 +31,7 @@ Ledoit-Wolf  proposed           200     0.796 (0.19)  0.961 (0.08)  1.000 (0)
 Ledoit-Wolf  convex clustering  40      0.665 (0.12)  0.507 (0.24)  0.221 (0.31)
 Ledoit-Wolf  convex clustering  200     0.814 (0)     0.814 (0)     0.446 (0.33)
 Ledoit-Wolf  k-means            40      0.659 (0.14)  0.553 (0.19)  0.398 (0.30)
-Ledoit-Wolf  k-means            200     0.740 (0.11)  0.777 (0.05)  XXKM
+Ledoit-Wolf  k-means            200     0.740 (0.11)  0.777 (0.05)  0.542 (0.16)
 true Sigma*  proposed           40      0.945 (0)     0.984 (0.03)  0.998 (0.01)
 true Sigma*  proposed           200     0.966 (0)     0.989 (0.02)  1.000 (0)
 true Sigma*  convex clustering  40      0.645 (0.23)  0.600 (0.32)  0.300 (0.39)
