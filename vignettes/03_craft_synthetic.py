@@ -576,31 +576,13 @@ b1, b2 = bottom.subplots(1, 2)
 b1b = b1.twinx()
 for restarts, ls in zip(RESTARTS, ("-", "--")):
     x = per_rho[per_rho["restarts"] == restarts].groupby("rho").mean(numeric_only=True)
-    b1.plot(x.index, x["K"], marker="o", ls=ls, color="tab:blue", label=f"mean K, {restarts}")
-    b1b.plot(
-        x.index,
-        x["purity"],
-        marker="s",
-        ls=ls,
-        color="tab:orange",
-        label=f"mean purity, {restarts}",
-    )
-    b2.plot(
-        x.index,
-        x["shared by all"],
-        marker="o",
-        ls=ls,
-        color="tab:blue",
-        label=f"shared by all clusters, {restarts}",
-    )
-    b2.plot(
-        x.index,
-        x["one cluster only"],
-        marker="s",
-        ls=ls,
-        color="tab:orange",
-        label=f"of one cluster only, {restarts}",
-    )
+    for ax, col, marker, color, what in (
+        (b1, "K", "o", "tab:blue", "mean K"),
+        (b1b, "purity", "s", "tab:orange", "mean purity"),
+        (b2, "shared by all", "o", "tab:blue", "shared by all clusters"),
+        (b2, "one cluster only", "s", "tab:orange", "of one cluster only"),
+    ):
+        ax.plot(x.index, x[col], marker=marker, ls=ls, color=color, label=f"{what}, {restarts}")
 b1.set_xlabel("rho (0 = global, m(1-m) = 0.222 = cluster-specific)")
 b1.set_ylabel("number of clusters K (3 asked)")
 b1b.set_ylabel("purity")
