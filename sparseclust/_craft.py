@@ -231,7 +231,7 @@ class CraftResult(ClusterResult):
     restarts : DataFrame
         One row per restart: kind (``"calibrated"``, ``"seeded"``, ``"given"`` or
         ``"farthest_first"``), lambda, clusters, n_iter, converged, criterion, chosen.
-        A seeded run's lambda is the smallest at which it is a fixed point.
+        A seeded run's lambda is the smallest (>= 0) at which it is a fixed point.
     calibration : DataFrame or None
         (lam, n_clusters) of every fit tried while calibrating the chosen restart.
     k_selection : DataFrame or None
@@ -414,8 +414,8 @@ class CraftResult(ClusterResult):
             notes.append(
                 f"The run reported is a seeded {self.n_clusters}-cluster run (k-means++-style "
                 "seeding under the CRAFT cost, then CAF passes without new clusters); lambda "
-                "is the smallest at which it is a fixed point of Algorithm 1: the largest "
-                "smallest cost of a point minus D F0."
+                "is the smallest (>= 0) at which it is a fixed point of Algorithm 1: the "
+                "largest smallest cost of a point minus D F0, or 0 when that is negative."
             )
         return notes
 
@@ -692,7 +692,7 @@ def craft(
     assignment, parameters and selection as Algorithm 1 does, without opening
     clusters. Its result is a converged fixed point of Algorithm 1 at every lambda
     with ``lambda + D F0 >= max_n min_k d_nk``: no point opens a cluster and no label
-    changes. The smallest such lambda, ``max_n min_k d_nk - D F0``, is reported
+    changes. The smallest such lambda >= 0, ``max(max_n min_k d_nk - D F0, 0)``, is reported
     (Splice: purity 0.95, negative log-likelihood 255,000 against 259,000-262,000).
 
     Examples
@@ -942,7 +942,7 @@ def _restart_at(d, settings, k, seed, lam) -> dict:
 def _seeded_run(d, settings, k, seed) -> dict:
     """A run at ``k`` clusters: seeded k-means++-style under the CRAFT cost, then CAF
     passes without the new-cluster rule (:func:`~sparseclust._craft_core.seeded_fit`);
-    its lambda is the smallest at which it is a fixed point of Algorithm 1."""
+    its lambda is the smallest (>= 0) at which it is a fixed point of Algorithm 1."""
     out = core.seeded_fit(d, k, rng=np.random.default_rng(seed), with_nll=True, **settings)
     out["kind"] = "seeded"
     return out

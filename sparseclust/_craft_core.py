@@ -1105,7 +1105,7 @@ def craft_fit(
     replace step 1, and the passes run without the new-cluster rule until no label
     changes (clusters that empty are dropped: then fewer than ``K``). ``lam`` in the
     result is the smallest lambda at which it is a fixed point of Algorithm 1, the
-    largest smallest cost of a point minus ``D F0`` (:func:`fixed_point_lambda`): at
+    largest smallest cost of a point minus ``D F0``, at least 0 (:func:`fixed_point_lambda`): at
     that lambda, and any larger one, a CAF pass from the final state opens no cluster
     and changes no label; the objective trace uses it.
 
