@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
+from sklearn.metrics import adjusted_rand_score
 
 from . import _craft_core as core
 from ._dask import route_backend
@@ -220,9 +221,9 @@ class CraftResult(ClusterResult):
     lam_method : str
         ``"given"``, ``"calibrated"`` (``k=``: lambda set to give ``k`` clusters, by
         bisection or, for a seeded run, as its fixed-point lambda), ``"farthest_first"``
-        or ``"gap"``.
+        or, with K chosen automatically, ``"stability"`` or ``"gap"`` (the ``k_method``).
     k : int or None
-        The number of clusters asked for (or chosen by the gap statistic).
+        The number of clusters asked for (or chosen automatically).
     objective : ndarray
         The CRAFT objective after every pass (the asymptotic objective of the paper).
     neg_loglik : float
@@ -235,7 +236,11 @@ class CraftResult(ClusterResult):
     calibration : DataFrame or None
         (lam, n_clusters) of every fit tried while calibrating the chosen restart.
     k_selection : DataFrame or None
-        The gap statistic table when the number of clusters was chosen automatically.
+        When the number of clusters was chosen automatically, its criterion table:
+        ``k``, ``stability`` and ``sd_stability`` (mean and sd of the adjusted Rand
+        index over subsample pairs, K >= 2), ``gap`` and ``sd_gap`` (K = 1 and 2 for
+        the stability method's test, every K for ``k_method="gap"``, which also
+        gives ``nll`` and ``ref_nll``) and ``chosen``.
     """
 
     selected: pd.DataFrame
@@ -462,11 +467,11 @@ class CraftResult(ClusterResult):
         return plotting.plot_objective(self, ax=ax, **kwargs)
 
     def plot_k_selection(self, ax: Any = None, **kwargs: Any) -> Any:
-        """The gap statistic against the number of clusters (automatic choice of K)."""
+        """The criterion that chose K (stability or gap statistic) against K."""
         if self.k_selection is None:
             raise ValueError(
                 "the number of clusters was not chosen automatically "
-                "(call craft() without k= and lam= to get the gap curve)."
+                "(call craft() without k= and lam= to get the criterion curve)."
             )
         from . import plotting
 
@@ -555,6 +560,9 @@ def craft(
     max_iter: int = 100,
     shuffle: bool = False,
     k_max: int = 8,
+    k_method: str = "stability",
+    n_pairs: int = 5,
+    subsample: float = 0.8,
     n_refs: int = 5,
     k_rule: str = "Tibs2001SEmax",
     n_jobs: int | None = None,
@@ -631,10 +639,21 @@ def craft(
         Cap on passes per run (``ConvergenceWarning`` when hit).
     shuffle : bool
         Visit points in a fresh random order each pass (default: data order).
-    k_max, n_refs : int
-        Range of K and number of permutation reference data sets for the gap statistic.
+    k_max : int
+        Largest K considered when K is chosen automatically.
+    k_method : {"stability", "gap"}
+        How K is chosen with neither ``k`` nor ``lam`` (see Notes). ``"stability"``
+        (default): a gap test of K = 1 against K = 2, then the K = 2..k_max whose
+        clustering is best reproduced across pairs of subsamples. ``"gap"``: the gap
+        statistic over K = 1..k_max. ``k_selection`` holds the curve,
+        ``plot_k_selection()`` draws it.
+    n_pairs, subsample
+        Stability: pairs of subsamples and the fraction of rows in each.
+    n_refs : int
+        Permutation reference data sets for the gap statistic (both methods).
     k_rule : {"Tibs2001SEmax", "firstSEmax", "globalmax"}
-        How the gap curve picks K (R's ``cluster::maxSE`` rules).
+        How the gap curve picks K with ``k_method="gap"`` (R's ``cluster::maxSE``
+        rules).
     n_jobs : int, optional
         Parallel restarts with joblib (None, the default: in this process; on Adult's
         45,222 rows the restarts take about 0.6 s, less than starting and feeding
@@ -720,6 +739,11 @@ def craft(
         n_seeded = check_int("n_seeded", n_seeded, min=0)
     max_iter = check_int("max_iter", max_iter, min=1)
     k_max = check_int("k_max", k_max, min=2)
+    check_choice("k_method", k_method, ["stability", "gap"])
+    n_pairs = check_int("n_pairs", n_pairs, min=1)
+    subsample = check_number(
+        "subsample", subsample, min=0, max=1, min_inclusive=False, max_inclusive=False
+    )
     n_refs = check_int("n_refs", n_refs, min=1)
     check_choice("k_rule", k_rule, ["Tibs2001SEmax", "firstSEmax", "globalmax"])
     generator = as_rng(rng)
@@ -818,24 +842,33 @@ def craft(
         sample = sample_data(dask_prep, sample_rows, np.random.default_rng(seeds[0]))
         prep_s = _Prepared(table, sample, prep.center, prep.scale)
     if pen.method == "auto":
-        k_wanted, k_selection = _gap_select(
-            prep_s if sampled else prep,
-            settings,
-            consts,
+        common = dict(
             k_max=min(k_max, n_obs),
             n_refs=n_refs,
             seed=seeds[0],
             n_jobs=n_jobs,
             n_restarts=min(n_init, 5),
-            rule=k_rule,
         )
+        if k_method == "gap":
+            k_wanted, k_selection = _gap_select(
+                prep_s if sampled else prep, settings, consts, rule=k_rule, **common
+            )
+        else:
+            k_wanted, k_selection = _stability_select(
+                prep_s if sampled else prep,
+                settings,
+                consts,
+                n_pairs=n_pairs,
+                subsample=subsample,
+                **common,
+            )
         if sampled:
             runs = _sample_calibrated_runs(
                 sample, d, settings, consts, k_wanted, seeds, n_jobs, seeded
             )
         else:
             runs = _calibrated_runs(d, settings, consts, k_wanted, seeds, n_jobs, seeded)
-        method = "gap"
+        method = k_method
     elif sampled:
         runs = _sample_calibrated_runs(sample, d, settings, consts, pen.k, seeds, n_jobs, seeded)
         method, k_wanted = "calibrated", pen.k
@@ -1043,6 +1076,18 @@ def gap_choice(ks: list[int], gap: np.ndarray, sd: np.ndarray, rule: str) -> int
     return ks[ok[-1]]
 
 
+def _best_nll(d, settings, consts, k, seeds, n_seeded) -> float:
+    """The lowest negative log-likelihood at ``k`` clusters over ``len(seeds)``
+    calibrated restarts and ``n_seeded`` seeded ones (what ``craft(k=)`` compares);
+    NaN when no restart has ``k`` clusters."""
+    spawned = seeds[-1].spawn(n_seeded) if n_seeded and k >= 2 else []
+    runs = _calibrated_runs(d, settings, consts, k, seeds, None, spawned)
+    hits = [r["nll"] for r in runs if r["state"].K == k]
+    for r in runs:
+        core.release_states(d, r)
+    return min(hits) if hits else np.nan
+
+
 def _gap_select(
     prep: _Prepared,
     settings,
@@ -1054,6 +1099,7 @@ def _gap_select(
     n_jobs,
     n_restarts,
     rule="Tibs2001SEmax",
+    n_seeded=0,
 ):
     """Choose K by a gap statistic on the model's negative log-likelihood.
 
@@ -1066,6 +1112,11 @@ def _gap_select(
     K is chosen by ``rule`` (:func:`gap_choice`; default Tibshirani et al.'s own rule,
     the first K whose gap is within one sd of the next one's). K values that no
     calibrated fit reached are left out (NaN in the table).
+
+    ``n_seeded > 0`` (the stability method's test of K = 1 against K = 2): every
+    curve, observed and reference alike, takes the best of ``n_restarts``
+    calibrated and ``n_seeded`` seeded restarts per K, i.e. the procedure of
+    ``craft(k=K)`` (Tibshirani et al.'s "same procedure" for the reference).
     """
     d = prep.data
     ref_seeds = seed.spawn(n_refs + 1)
@@ -1073,10 +1124,16 @@ def _gap_select(
     fit_seeds = ref_seeds[0].spawn(n_restarts)
     obs = np.full(len(ks), np.nan)
     for j, kk in enumerate(ks):
+        if n_seeded:
+            obs[j] = _best_nll(d, settings, consts, kk, fit_seeds, n_seeded)
+            continue
         runs = _calibrated_runs(d, settings, consts, kk, fit_seeds, n_jobs)
         hits = [r["nll"] for r in runs if r["state"].K == kk]
         obs[j] = min(hits) if hits else np.nan
-    refs = _parallel(n_jobs, [(_ref_curve, (prep, settings, consts, ks, s)) for s in ref_seeds[1:]])
+    same = (n_restarts, n_seeded) if n_seeded else None
+    refs = _parallel(
+        n_jobs, [(_ref_curve, (prep, settings, consts, ks, s, same)) for s in ref_seeds[1:]]
+    )
     R = np.vstack(refs) / d.n
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns
@@ -1097,7 +1154,129 @@ def _gap_select(
     return chosen, table
 
 
-def _ref_curve(prep: _Prepared, settings, consts, ks, seed) -> np.ndarray:
+def stability_choice(ks: list[int], stability: np.ndarray) -> int:
+    """K from a stability curve: the highest mean stability, exact ties to the larger K
+    (the finer of equally reproducible partitions); K values never reached are skipped.
+
+    Examples
+    --------
+    >>> stability_choice([2, 3, 4], np.array([1.0, 1.0, 0.93]))
+    3
+    >>> stability_choice([2, 3, 4], np.array([0.97, 0.84, np.nan]))
+    2
+    """
+    ok = np.flatnonzero(np.isfinite(stability))
+    if ok.size == 0:
+        return ks[0]
+    top = stability[ok].max()
+    return ks[int(ok[stability[ok] == top][-1])]
+
+
+def _subsample_labels(d, settings, consts, k, rows, seed, n_restarts, n_seeded):
+    """Fit ``k`` clusters on the rows ``rows`` as ``craft(k=)`` does (calibrated and
+    seeded restarts, lowest negative log-likelihood) and assign every row of ``d`` to
+    the fitted clusters by the fit's cost (as ``predict``); None when no restart
+    reached ``k`` clusters."""
+    sub = core.take_rows(d, rows)
+    seeds = seed.spawn(n_restarts + n_seeded)
+    runs = _calibrated_runs(sub, settings, consts, k, seeds[:n_restarts], None, seeds[n_restarts:])
+    best = _choose(runs, k, sub, consts)
+    if best["state"].K != k:
+        return None
+    D = core.costs(
+        d, best["state"], consts["F_delta"], sigma_override=settings.get("sigma_override")
+    )
+    return D.argmin(axis=1)
+
+
+def _stability_select(
+    prep: _Prepared,
+    settings,
+    consts,
+    *,
+    k_max,
+    n_pairs,
+    subsample,
+    n_refs,
+    seed,
+    n_jobs,
+    n_restarts,
+):
+    """Choose K by the reproducibility of the clustering across subsamples, after a
+    gap test of K = 1 against K = 2.
+
+    1. K = 1 or more: the gap statistic at K = 1 and 2 (:func:`_gap_select` with
+       ``n_seeded``: the observed and the ``n_refs`` column-permuted reference curves
+       all take the best of ``craft(k=K)``'s calibrated and seeded restarts); K = 1
+       when Gap(1) >= Gap(2) - s_2 (Tibshirani, Walther & Hastie's rule).
+    2. Otherwise, for K = 2..k_max: ``n_pairs`` pairs of subsamples (each
+       ``subsample`` of the rows, without replacement, independent of the other);
+       each subsample is clustered into K clusters as ``craft(k=K)`` does, every row
+       of the data assigned to the fitted clusters by the fit's cost, and the two
+       assignments compared by the adjusted Rand index. Stability(K) is the mean over
+       pairs; K is the most stable (:func:`stability_choice`). This is the clustering
+       instability of Ben-Hur, Elisseeff & Guyon (2002) and Fang & Wang (2012), with
+       the chance-corrected Rand index as the similarity: the raw share of agreeing
+       pairs rises with K on data without clusters, the adjusted index does not.
+       Subsamples keep the whole data's global statistics (standardisation, global
+       level shares, the sd floor's reference).
+    """
+    d = prep.data
+    gap_seed, pair_root = seed.spawn(2)
+    _, gap_table = _gap_select(
+        prep,
+        settings,
+        consts,
+        k_max=2,
+        n_refs=n_refs,
+        seed=gap_seed,
+        n_jobs=n_jobs,
+        n_restarts=n_restarts,
+        n_seeded=-(-n_restarts // 4),
+    )
+    g, s = gap_table["gap"].to_numpy(), gap_table["sd_gap"].to_numpy()
+    one = not (np.isfinite(g[1]) and g[0] < g[1] - (s[1] if np.isfinite(s[1]) else 0.0))
+    ks = list(range(2, k_max + 1))
+    size = max(int(round(subsample * d.n)), k_max)
+    n_seeded = -(-n_restarts // 4)
+    tasks, cells = [], []
+    for b, ps in enumerate(pair_root.spawn(n_pairs)):
+        g_rows = np.random.default_rng(ps)
+        rows = [np.sort(g_rows.choice(d.n, size, replace=False)) for _ in range(2)]
+        for j, kk in enumerate(ks):
+            for side, fs in enumerate(ps.spawn(2)):
+                args = (d, settings, consts, kk, rows[side], fs, n_restarts, n_seeded)
+                tasks.append((_subsample_labels, args))
+                cells.append((b, j, side))
+    labels = _parallel(n_jobs, tasks)
+    ari = np.full((n_pairs, len(ks)), np.nan)
+    got: dict[tuple[int, int], list] = {}
+    for (b, j, _side), lab in zip(cells, labels):
+        got.setdefault((b, j), []).append(lab)
+    for (b, j), (la, lb) in got.items():
+        if la is not None and lb is not None:
+            ari[b, j] = adjusted_rand_score(la, lb)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # K never reached
+        stab = np.nanmean(ari, axis=0)
+        sd = np.nanstd(ari, axis=0)
+    chosen = 1 if one else stability_choice(ks, stab)
+    table = pd.DataFrame(
+        {
+            "k": [1, *ks],
+            "stability": [np.nan, *stab],
+            "sd_stability": [np.nan, *sd],
+            "gap": [g[0], g[1], *([np.nan] * (len(ks) - 1))],
+            "sd_gap": [s[0], s[1], *([np.nan] * (len(ks) - 1))],
+            "chosen": [kk == chosen for kk in [1, *ks]],
+        }
+    )
+    return chosen, table
+
+
+def _ref_curve(prep: _Prepared, settings, consts, ks, seed, same=None) -> np.ndarray:
+    """The curve on one column-permuted copy of the data: one calibrated fit per K,
+    or with ``same = (n_restarts, n_seeded)`` the observed curve's procedure."""
     rng = np.random.default_rng(seed)
     t = prep.data
     num = np.where(t.M.astype(bool), t.X0, np.nan) if t.M is not None else t.X0.copy()
@@ -1106,6 +1285,9 @@ def _ref_curve(prep: _Prepared, settings, consts, ks, seed) -> np.ndarray:
         np.column_stack([rng.permutation(t.codes[:, j]) for j in range(t.Q)]) if t.Q else t.codes
     )
     dd = core.prepare(num.reshape(t.n, t.P), codes.reshape(t.n, t.Q), list(t.L), alpha=t.alpha)
+    if same is not None:
+        seeds = seed.spawn(same[0])
+        return np.array([_best_nll(dd, settings, consts, kk, seeds, same[1]) for kk in ks])
     hi = _lambda_hi(dd, consts)
     vals = np.full(len(ks), np.nan)
     for j, kk in enumerate(ks):

@@ -370,14 +370,19 @@ def _is_frame(value: Any) -> bool:
 
 
 def plot_k_selection(table: Any, *, ax: Any = None, **kwargs: Any) -> Any:
-    """Gap statistic against the number of clusters, with error bars and the choice.
+    """The criterion that chose the number of clusters, against K, with the choice.
 
     Parameters
     ----------
     table : DataFrame
-        Columns ``k`` (number of clusters), ``gap`` and ``sd_gap`` (drawn as error
-        bars, +/- one ``sd_gap``), and optionally a boolean ``chosen`` marking the
-        selected K (drawn as a red circle, with a legend).
+        Either a gap table, columns ``k`` (number of clusters), ``gap`` and ``sd_gap``
+        (drawn as error bars, +/- one ``sd_gap``), or a stability table (what
+        ``craft(k_method="stability")`` stores), columns ``k``, ``stability`` and
+        ``sd_stability`` (the mean adjusted Rand index over subsample pairs +/- one sd,
+        drawn where defined, K >= 2) and optionally ``gap`` / ``sd_gap`` at K = 1 and
+        2 (the test of K = 1 against K = 2, stated in the legend). An optional
+        boolean ``chosen`` marks the selected K (a red circle; a chosen K = 1 in a
+        stability table, which has no stability, as a dashed red line).
     ax : Axes, optional
         Where to draw; by default a new figure.
     **kwargs
@@ -403,37 +408,64 @@ def plot_k_selection(table: Any, *, ax: Any = None, **kwargs: Any) -> Any:
 
     if not isinstance(table, pd.DataFrame):
         raise TypeError(
-            "table must be a DataFrame with columns 'k', 'gap' and 'sd_gap'; got table of "
-            f"type {type(table).__name__}."
+            "table must be a DataFrame with columns 'k' and 'gap', 'sd_gap' (or "
+            f"'stability', 'sd_stability'); got table of type {type(table).__name__}."
         )
-    missing = [c for c in ("k", "gap", "sd_gap") if c not in table.columns]
+    stability = "stability" in table.columns
+    need = ("k", "stability", "sd_stability") if stability else ("k", "gap", "sd_gap")
+    missing = [c for c in need if c not in table.columns]
     if missing:
         raise ValueError(
-            f"table must have columns 'k', 'gap' and 'sd_gap'; missing {missing} (columns: "
+            f"table must have columns {list(need)}; missing {missing} (columns: "
             f"{list(table.columns)}). Rename the columns of your criterion table."
         )
     if table.empty:
         raise ValueError("table has no rows; nothing to plot.")
     tab = table.sort_values("k", kind="stable")
     k = tab["k"].to_numpy(dtype=float)
-    gap = tab["gap"].to_numpy(dtype=float)
-    sd = tab["sd_gap"].to_numpy(dtype=float)
+    y = tab[need[1]].to_numpy(dtype=float)
+    sd = tab[need[2]].to_numpy(dtype=float)
     ax = _axes(ax)
     kwargs.setdefault("marker", "o")
     kwargs.setdefault("capsize", 3)
-    kwargs.setdefault("label", "gap +/- 1 sd")
-    ax.errorbar(k, gap, yerr=sd, **kwargs)
+    kwargs.setdefault(
+        "label", "stability (adjusted Rand) +/- 1 sd" if stability else "gap +/- 1 sd"
+    )
+    shown_k = np.isfinite(y)
+    ax.errorbar(k[shown_k], y[shown_k], yerr=sd[shown_k], **kwargs)
+    if stability and {"gap", "sd_gap"} <= set(tab.columns):
+        g = dict(zip(k, tab["gap"].to_numpy(dtype=float)))
+        s = dict(zip(k, tab["sd_gap"].to_numpy(dtype=float)))
+        if np.isfinite(g.get(1.0, np.nan)) and np.isfinite(g.get(2.0, np.nan)):
+            verdict = "K = 1" if g[1.0] >= g[2.0] - s[2.0] else "K > 1"
+            ax.plot(
+                [],
+                [],
+                linestyle="none",
+                label=(
+                    f"gap test: Gap(1) = {g[1.0]:.3g}, Gap(2) - sd = {g[2.0] - s[2.0]:.3g}"
+                    f" -> {verdict}"
+                ),
+            )
     if "chosen" in tab.columns:
         chosen = tab["chosen"].eq(True).fillna(False).to_numpy(dtype=bool)
-        if chosen.any():
-            shown = ", ".join(f"{v:g}" for v in k[chosen])
-            _circle(ax, k[chosen], gap[chosen], f"chosen K = {shown}")
-            ax.legend(fontsize=8)
+        on_curve = chosen & shown_k
+        if on_curve.any():
+            shown = ", ".join(f"{v:g}" for v in k[on_curve])
+            _circle(ax, k[on_curve], y[on_curve], f"chosen K = {shown}")
+        for v in k[chosen & ~shown_k]:
+            ax.axvline(v, color="red", linestyle="--", label=f"chosen K = {v:g}")
+    if ax.get_legend_handles_labels()[1] and (
+        "chosen" in tab.columns and tab["chosen"].eq(True).any() or stability
+    ):
+        ax.legend(fontsize=8)
     from matplotlib.ticker import MaxNLocator
 
+    if stability:
+        ax.set_xlim(k.min() - 0.5, k.max() + 0.5)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("number of clusters K")
-    ax.set_ylabel("gap statistic")
+    ax.set_ylabel("stability across subsamples" if stability else "gap statistic")
     ax.set_title("Choice of the number of clusters")
     return ax
 

@@ -251,9 +251,10 @@ class CRAFT(ClusterMixin, BaseEstimator):
     ----------
     m : float, default 0.5
     n_clusters : int, optional
-        Passed as ``k``; with neither it nor ``lam`` the gap statistic chooses.
+        Passed as ``k``; with neither it nor ``lam`` K is chosen automatically
+        (``k_method``).
     lam, rho, budget, eps_c, eps_v, scale, alpha, sigma_floor, n_init, max_iter,
-    shuffle, k_max, n_refs, k_rule, n_jobs
+    shuffle, k_max, k_method, n_pairs, subsample, n_refs, k_rule, n_jobs
         As :func:`sparseclust.craft`.
     random_state : None, int, Generator or RandomState
         Passed on as ``rng``.
@@ -285,6 +286,9 @@ class CRAFT(ClusterMixin, BaseEstimator):
         max_iter: int = 100,
         shuffle: bool = False,
         k_max: int = 8,
+        k_method: str = "stability",
+        n_pairs: int = 5,
+        subsample: float = 0.8,
         n_refs: int = 5,
         k_rule: str = "Tibs2001SEmax",
         n_jobs: int | None = None,
@@ -304,6 +308,9 @@ class CRAFT(ClusterMixin, BaseEstimator):
         self.max_iter = max_iter
         self.shuffle = shuffle
         self.k_max = k_max
+        self.k_method = k_method
+        self.n_pairs = n_pairs
+        self.subsample = subsample
         self.n_refs = n_refs
         self.k_rule = k_rule
         self.n_jobs = n_jobs
@@ -328,6 +335,9 @@ class CRAFT(ClusterMixin, BaseEstimator):
             max_iter=self.max_iter,
             shuffle=self.shuffle,
             k_max=self.k_max,
+            k_method=self.k_method,
+            n_pairs=self.n_pairs,
+            subsample=self.subsample,
             n_refs=self.n_refs,
             k_rule=self.k_rule,
             n_jobs=self.n_jobs,

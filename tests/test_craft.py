@@ -33,8 +33,9 @@ from sparseclust import (
     craft,
     craft_lambda,
 )
+from sparseclust._craft import default_rho, stability_choice
 from sparseclust.datasets import load_wine
-from sparseclust.metrics import ari
+from sparseclust.metrics import ari, purity
 from sparseclust.plotting import plot_k_selection
 from sparseclust.simulate import (
     craft_fig2a,
@@ -712,7 +713,7 @@ def test_farthest_first_on_fig2a_equals_craft_lambda():
 )
 def test_gap_statistic_chooses_three(make, kw, seed):
     sim = make(rng=seed)
-    fit = craft(sim.data, m=1 / 3, k_max=5, n_refs=3, n_init=3, rng=seed, **kw)
+    fit = craft(sim.data, m=1 / 3, k_max=5, k_method="gap", n_refs=3, n_init=3, rng=seed, **kw)
     assert fit.lam_method == "gap" and fit.k == 3 and fit.n_clusters == 3
     tab = fit.k_selection
     assert list(tab.columns) == ["k", "nll", "ref_nll", "gap", "sd_gap", "chosen"]
@@ -722,6 +723,96 @@ def test_gap_statistic_chooses_three(make, kw, seed):
     assert ax.get_xlabel() == "number of clusters K"
     assert plot_k_selection(tab).get_ylabel() == "gap statistic"
     assert "k_selection" in fit.summary().tables
+
+
+@pytest.mark.parametrize(
+    ("make", "kw", "seed"),
+    [(craft_fig2c, {}, 0), (craft_fig3c, {"scale": False}, 1)],
+)
+def test_stability_chooses_three(make, kw, seed):
+    sim = make(rng=seed)
+    fit = craft(sim.data, m=1 / 3, k_max=5, n_pairs=3, n_refs=3, n_init=3, rng=seed, **kw)
+    assert fit.lam_method == "stability" and fit.k == 3 and fit.n_clusters == 3
+    tab = fit.k_selection
+    assert list(tab.columns) == ["k", "stability", "sd_stability", "gap", "sd_gap", "chosen"]
+    assert tab["k"].tolist() == [1, 2, 3, 4, 5]
+    assert tab.loc[tab["chosen"], "k"].tolist() == [3]
+    stab = tab.set_index("k")["stability"]
+    assert np.isnan(stab[1]) and stab[2:].between(-1, 1).all()
+    assert stab[3] == stab.max() and stab[4] < stab[3] and stab[5] < stab[3]
+    # the test of K = 1: the gap at K = 2 clears Gap(1) by more than its sd
+    g, sd = tab["gap"].to_numpy(), tab["sd_gap"].to_numpy()
+    assert g[1] - sd[1] > g[0] and np.isnan(g[2:]).all()
+    assert purity(sim.labels, fit.labels) == 1.0
+    ax = fit.plot_k_selection()
+    assert ax.get_ylabel() == "stability across subsamples"
+    (marker,) = [ln for ln in ax.get_lines() if ln.get_label().startswith("chosen")]
+    assert marker.get_xdata().tolist() == [3.0]
+    assert any("-> K > 1" in t.get_text() for t in ax.get_legend().get_texts())
+    assert "k_selection" in fit.summary().tables
+
+
+def test_stability_method_finds_no_clusters_in_independent_columns():
+    """Independent columns (no clusters): the gap test keeps K = 1, although a
+    Gaussian cloud splits reproducibly in two (which is why the test comes first)."""
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame(rng.normal(size=(240, 5)), columns=[f"x{j}" for j in range(5)])
+    for j in range(3):
+        df[f"c{j}"] = pd.Categorical(rng.choice(list("abc"), size=240))
+    fit = craft(df, m=0.5, k_max=4, n_pairs=2, n_refs=3, n_init=3, rng=1)
+    assert fit.n_clusters == 1 and fit.k == 1 and fit.lam_method == "stability"
+    tab = fit.k_selection
+    g, sd = tab["gap"].to_numpy(), tab["sd_gap"].to_numpy()
+    assert g[0] >= g[1] - sd[1]
+    assert tab.loc[tab["chosen"], "k"].tolist() == [1]
+    ax = fit.plot_k_selection()
+    (line,) = [ln for ln in ax.get_lines() if ln.get_label() == "chosen K = 1"]
+    assert line.get_xdata()[0] == 1 and line.get_linestyle() == "--"
+    assert ax.get_xlim()[0] < 1
+
+
+def test_subsample_fit_assigns_its_own_rows_its_own_labels():
+    """The stability criterion's building block: a fit on a subsample, every row
+    assigned by the fit's cost, gives the subsample's rows the labels of the fit."""
+    from sparseclust._craft import _calibrated_runs, _choose, _prepare, _subsample_labels
+    from sparseclust._frame import build_table
+
+    sim = craft_fig2c(rng=2)
+    d = _prepare(build_table(sim.data, min_rows=2), True, 0.01).data
+    m, rho = 1 / 3, default_rho(1 / 3)
+    settings = dict(m=m, rho=rho, budget="fixed", eps_c=None, eps_v=None)
+    settings.update(sigma_floor=0.05, max_iter=100, shuffle=False)
+    consts = core.craft_constants(m, rho)
+    rows = np.sort(np.random.default_rng(0).choice(d.n, 200, replace=False))
+    seed = np.random.SeedSequence(7)
+    lab = _subsample_labels(d, settings, consts, 3, rows, seed, 3, 1)
+    assert lab.shape == (d.n,) and set(lab) == {0, 1, 2}
+    seeds = np.random.SeedSequence(7).spawn(4)
+    sub = core.take_rows(d, rows)
+    best = _choose(
+        _calibrated_runs(sub, settings, consts, 3, seeds[:3], None, seeds[3:]), 3, sub, consts
+    )
+    assert best["converged"]
+    np.testing.assert_array_equal(lab[rows], best["labels"])
+    # the true clusters are separated: the rows left out follow them too
+    assert ari(sim.labels, lab) == 1.0
+
+
+def test_stability_choice_rule():
+    assert stability_choice([2, 3, 4], np.array([0.5, 0.9, 0.9])) == 4  # exact tie: finer
+    assert stability_choice([2, 3, 4], np.array([0.95, 0.9, 0.949])) == 2
+    assert stability_choice([2, 3, 4], np.array([np.nan, 0.2, np.nan])) == 3
+    assert stability_choice([2, 3], np.array([np.nan, np.nan])) == 2
+
+
+def test_k_method_validation():
+    data = craft_fig2a(n_per_cluster=10, rng=0).data
+    with pytest.raises(ValueError, match="k_method"):
+        craft(data, k_method="bic")
+    with pytest.raises(ValueError, match="subsample"):
+        craft(data, subsample=1.0)
+    with pytest.raises(ValueError, match="n_pairs"):
+        craft(data, n_pairs=0)
 
 
 def test_plot_k_selection_needs_gap():
