@@ -68,7 +68,7 @@ from sparseclust._craft import _prepare, default_rho, gap_choice
 from sparseclust._frame import build_table
 from sparseclust._threads import single_blas_thread
 from sparseclust.datasets import load_monk3, load_penguins, load_spambase, load_splice, load_wine
-from sparseclust.metrics import nmi, purity
+from sparseclust.metrics import purity
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "banknote.csv.gz"
 
@@ -112,39 +112,68 @@ def gap_fixed_k(X, *, m, scale, k_max, n_refs, n_restarts, seed) -> int:
     return gap_choice(ks, np.nanmean(R, axis=0) - obs / d.n, sd, "Tibs2001SEmax")
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--seeds", type=int, default=5)
-    ap.add_argument("--fixed-k", action="store_true", help="also the fixed-K experiment")
-    args = ap.parse_args()
-    warnings.simplefilter("ignore")
-    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, numpy {np.__version__}")
-    rows = []
-    designs = [
+def _designs():
+    yield from [
         ("craft_fig2a", 1 / 3, True),
         ("craft_fig2c", 1 / 3, True),
         ("craft_fig3a", 1 / 3, False),
         ("craft_fig3c", 1 / 3, False),
     ]
-    for name, m, scale in designs:
-        ks, secs = [], []
-        for s in range(args.seeds):
-            sim = simulate.DESIGNS[name](rng=s)
-            t0 = time.perf_counter()
-            fit = craft(sim.data, m=m, scale=scale, rng=s)
-            secs.append(time.perf_counter() - t0)
-            ks.append(fit.n_clusters)
-        rows.append(
-            {
-                "data": name,
-                "true K / classes": 3,
-                "K chosen": ks,
-                "share correct": np.mean(np.array(ks) == 3),
-                "s per call": np.mean(secs),
-            }
-        )
+
+
+def _real():
+    if SHARED.exists():
+        bank = pd.read_csv(SHARED)
+        yield "Bank", bank.drop(columns="class"), bank["class"]
+    for name, loader, label in [
+        ("Wine", load_wine, "class"),
+        ("Penguins", load_penguins, "species"),
+        ("Monk-3", load_monk3, "class"),
+        ("Splice", load_splice, "class"),
+        ("Spam", load_spambase, "type"),
+    ]:
+        df = loader()
+        X = df.drop(columns=[label] + (["year"] if name == "Penguins" else []))
+        yield name, X, df[label]
+
+
+def _runs(X, y, seeds, method, n_jobs, **kw):
+    ks, pur, secs = [], [], []
+    for s in seeds:
+        t0 = time.perf_counter()
+        fit = craft(X, k_method=method, n_jobs=n_jobs, rng=s, **kw)
+        secs.append(time.perf_counter() - t0)
+        ks.append(fit.n_clusters)
+        pur.append(purity(y, fit.labels))
+    return ks, float(np.mean(pur)), float(np.median(secs))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--seeds", type=int, default=10, help="seeds per synthetic design")
+    ap.add_argument("--real-seeds", type=int, default=3, help="seeds per real data set")
+    ap.add_argument("--methods", default="stability,gap")
+    ap.add_argument("--n-jobs", type=int, default=None)
+    ap.add_argument("--fixed-k", action="store_true", help="also the fixed-K gap experiment")
+    args = ap.parse_args()
+    warnings.simplefilter("ignore")
+    methods = args.methods.split(",")
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, numpy {np.__version__}")
+    rows = []
+    for name, m, scale in _designs():
+        row = {"data": name, "classes": 3}
+        for method in methods:
+            ks, pur, sec = [], [], []
+            for s in range(args.seeds):
+                sim = simulate.DESIGNS[name](rng=s)
+                k1, p1, t1 = _runs(sim.data, sim.labels, [s], method, args.n_jobs, m=m, scale=scale)
+                ks += k1
+                pur.append(p1)
+                sec.append(t1)
+            row[f"K {method}"] = f"{sum(k == 3 for k in ks)}/{len(ks)} " + str(ks)
+            row[f"s/call {method}"] = float(np.median(sec))
         if args.fixed_k:
-            rows[-1]["K fixed-K fits"] = [
+            row["K fixed-K gap"] = [
                 gap_fixed_k(
                     simulate.DESIGNS[name](rng=s).data,
                     m=m,
@@ -156,44 +185,21 @@ def main() -> None:
                 )
                 for s in range(args.seeds)
             ]
-    real = []
-    if SHARED.exists():
-        bank = pd.read_csv(SHARED)
-        real.append(("Bank", bank.drop(columns="class"), bank["class"]))
-    for name, loader, label in [
-        ("Wine", load_wine, "class"),
-        ("Penguins", load_penguins, "species"),
-        ("Monk-3", load_monk3, "class"),
-        ("Splice", load_splice, "class"),
-        ("Spam", load_spambase, "type"),
-    ]:
-        df = loader()
-        X = df.drop(columns=[label] + (["year"] if name == "Penguins" else []))
-        real.append((name, X, df[label]))
-    for name, X, y in real:
-        ks, pur, nm, secs = [], [], [], []
-        for s in range(min(args.seeds, 3)):
-            t0 = time.perf_counter()
-            fit = craft(X, m=0.5, rng=s)
-            secs.append(time.perf_counter() - t0)
-            ks.append(fit.n_clusters)
-            pur.append(purity(y, fit.labels))
-            nm.append(nmi(y, fit.labels))
-        rows.append(
-            {
-                "data": name,
-                "true K / classes": y.nunique(),
-                "K chosen": ks,
-                "purity": np.mean(pur),
-                "NMI": np.mean(nm),
-                "s per call": np.mean(secs),
-            }
-        )
+        rows.append(row)
+        print(row, flush=True)
+    for name, X, y in _real():
+        row = {"data": name, "classes": y.nunique()}
+        for method in methods:
+            ks, pur, sec = _runs(X, y, range(args.real_seeds), method, args.n_jobs, m=0.5)
+            row[f"K {method}"] = str(ks)
+            row[f"purity {method}"] = pur
+            row[f"s/call {method}"] = sec
         if args.fixed_k:
-            rows[-1]["K fixed-K fits"] = [
+            row["K fixed-K gap"] = [
                 gap_fixed_k(X, m=0.5, scale=True, k_max=8, n_refs=5, n_restarts=5, seed=0)
             ]
-        print(rows[-1], flush=True)
+        rows.append(row)
+        print(row, flush=True)
     with pd.option_context(
         "display.width",
         250,

@@ -96,7 +96,20 @@ def _craft_args(p: argparse.ArgumentParser) -> None:
         help="fraction of features selected per cluster (default 0.5)",
     )
     _penalty_args(
-        g, "number of clusters (lambda calibrated); omit with --lam for the gap statistic"
+        g,
+        "number of clusters (lambda calibrated); omit it and --lam to choose K "
+        "automatically (--k-method)",
+    )
+    g.add_argument(
+        "--k-method",
+        choices=["stability", "gap"],
+        default="stability",
+        help="automatic K: subsample stability after a gap test of K = 1 (default), "
+        "or the gap statistic",
+    )
+    g.add_argument("--k-max", type=int, default=8, help="largest automatic K (default 8)")
+    g.add_argument(
+        "--n-jobs", type=int, default=None, help="parallel restarts and subsample fits (-1: all)"
     )
     g.add_argument(
         "--rho",
@@ -133,6 +146,9 @@ def _craft_run(args: argparse.Namespace, x: Any, data: Any) -> Any:
         scale=not args.no_scale,
         n_init="auto" if args.n_init is None else args.n_init,
         max_iter=args.max_iter,
+        k_method=args.k_method,
+        k_max=args.k_max,
+        n_jobs=args.n_jobs,
         categorical=args.categorical,
         numeric=args.numeric,
         missing=args.missing,

@@ -443,7 +443,7 @@ def plot_k_selection(table: Any, *, ax: Any = None, **kwargs: Any) -> Any:
                 [],
                 linestyle="none",
                 label=(
-                    f"gap test: Gap(1) = {g[1.0]:.3g}, Gap(2) - sd = {g[2.0] - s[2.0]:.3g}"
+                    f"gap test: Gap(1) = {g[1.0]:.3f}, Gap(2) - sd = {g[2.0] - s[2.0]:.3f}"
                     f" -> {verdict}"
                 ),
             )

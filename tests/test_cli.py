@@ -367,6 +367,14 @@ def test_craft_command_options_reach_craft(capsys):
     assert "craft(data, m=0.3, k=3, rho=0.1, scale=False, n_init=2, max_iter=300, rng=1)" in out
 
 
+def test_craft_command_automatic_k_options(capsys):
+    args = ["craft", "--dataset", "wine", "--k-method", "gap", "--k-max", "3", "--n-init", "2"]
+    assert main([*args, "--seed", "0", "--n-jobs", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "gap" in out.splitlines()[0]
+    assert "craft(data, n_init=2, k_max=3, k_method='gap', n_jobs=1, rng=0)" in out
+
+
 def test_craft_command_bad_m_is_a_usage_error(capsys):
     assert main(["craft", "--dataset", "wine", "--m", "1.5", "--k", "3"]) == 2
     err = capsys.readouterr().err

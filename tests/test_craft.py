@@ -749,12 +749,14 @@ def test_stability_chooses_three(make, kw, seed):
     (marker,) = [ln for ln in ax.get_lines() if ln.get_label().startswith("chosen")]
     assert marker.get_xdata().tolist() == [3.0]
     assert any("-> K > 1" in t.get_text() for t in ax.get_legend().get_texts())
-    assert "k_selection" in fit.summary().tables
+    summ = fit.summary()
+    assert "k_selection" in summ.tables
+    assert "K = 3 was chosen automatically: the most stable K" in str(summ)
 
 
 def test_stability_method_finds_no_clusters_in_independent_columns():
-    """Independent columns (no clusters): the gap test keeps K = 1, although a
-    Gaussian cloud splits reproducibly in two (which is why the test comes first)."""
+    """Independent columns (no clusters): the gap test keeps K = 1 (stability cannot
+    judge K = 1, one cluster always agreeing with itself)."""
     rng = np.random.default_rng(0)
     df = pd.DataFrame(rng.normal(size=(240, 5)), columns=[f"x{j}" for j in range(5)])
     for j in range(3):
@@ -765,6 +767,7 @@ def test_stability_method_finds_no_clusters_in_independent_columns():
     g, sd = tab["gap"].to_numpy(), tab["sd_gap"].to_numpy()
     assert g[0] >= g[1] - sd[1]
     assert tab.loc[tab["chosen"], "k"].tolist() == [1]
+    assert "the gap test kept K = 1" in str(fit.summary())
     ax = fit.plot_k_selection()
     (line,) = [ln for ln in ax.get_lines() if ln.get_label() == "chosen K = 1"]
     assert line.get_xdata()[0] == 1 and line.get_linestyle() == "--"
