@@ -12,6 +12,7 @@ import pytest
 from sparseclust import _craft_core as core
 from sparseclust import craft, dpmeans, kmeans_sparse_permute, sparse_kmeans
 from sparseclust.exceptions import ConvergenceWarning
+from sparseclust.metrics import purity
 
 dask = pytest.importorskip("dask")
 dd = pytest.importorskip("dask.dataframe")
@@ -107,6 +108,33 @@ def test_calibrated_on_a_sample_reaches_k(frame):
     assert got.lam == pytest.approx(ref.lam, rel=0.25)  # any lambda in the K = 3 range
     assert (got.restarts["n_clusters"] == 3).all()
     assert got.calibration is not None or got.lam_method == "calibrated"
+
+
+def test_automatic_k_on_a_sample():
+    """Without k or lam the choice of K runs on the in-memory sample (stability after
+    the gap test), then every restart on all rows at that K."""
+    rng = np.random.default_rng(3)
+    g = rng.integers(0, 3, 6000)
+    df = pd.DataFrame({f"x{j}": rng.normal(size=g.size) + 4.0 * (g == j) for j in range(3)})
+    for j in range(2):
+        df[f"c{j}"] = np.where(rng.random(g.size) < 0.9, np.array(list("abc"))[g], "d")
+    with dask.config.set(scheduler="synchronous"):
+        got = craft(
+            partitioned(df, [2500]),
+            m=0.5,
+            k_max=4,
+            n_pairs=2,
+            n_init=3,
+            n_refs=2,
+            sample_rows=1000,
+            rng=0,
+        )
+    tab = got.k_selection
+    assert got.lam_method == "stability" and got.k == 3 == got.n_clusters
+    assert tab.loc[tab["chosen"], "k"].tolist() == [3]
+    assert tab.set_index("k")["stability"].idxmax() == 3
+    lab = got.labels.compute()
+    assert len(lab) == g.size and purity(g, lab.to_numpy()) > 0.95
 
 
 def test_farthest_first_lambda_equals_in_memory(frame):

@@ -32,6 +32,7 @@ FIGURES = {
     "04_craft_real.py": [
         "craft_tables.png",
         "craft_fig5_splice.png",
+        "craft_k_selection.png",
         "craft_adult_subspaces.png",
         "craft_adult_profiles.png",
     ],
