@@ -1,53 +1,51 @@
 """How well ``craft(df, m=...)`` without ``k`` or ``lam`` chooses the number of clusters.
 
-The gap statistic on the model's negative log-likelihood (see ``craft()`` Notes):
-on the CRAFT paper's synthetic designs (true K = 3) over several seeds, and on the
-real data sets, where the number of classes is a reference point (clusters need not
-be classes). Run: ``python benchmarks/craft_k_selection.py [--seeds N] [--fixed-k]``.
+Both automatic choices of ``craft()`` (see its Notes): ``k_method="stability"`` (the
+default: a gap test of K = 1 against K = 2, then the K in 2..8 whose clustering is
+best reproduced across 5 pairs of 80 % subsamples, by the adjusted Rand index) and
+``k_method="gap"`` (the gap statistic over K = 1..8, Tibshirani's rule). On the CRAFT
+paper's synthetic designs (true K = 3; m = 1/3) over ``--seeds`` seeds, and on the real
+data sets (m = 0.5) over ``--real-seeds`` seeds, where the number of classes is a
+reference point (clusters need not be classes). Default settings otherwise.
+Run: ``python benchmarks/craft_k_selection.py [--seeds N] [--real-seeds N]
+[--methods stability,gap] [--n-jobs J] [--fixed-k]``.
 
-``--fixed-k`` adds an experiment (not the package's choice of K): the same gap
-statistic with the curve's fits made at a fixed number of clusters by the package's
-seeded fit (``_craft_core.seeded_fit``, the seeded restarts of ``craft(k=)``:
-k-means++ seeding under the CRAFT cost, then CAF passes without the new-cluster rule;
-best of the restarts), for the observed and the reference data alike.
+Measured (defaults: 10 synthetic seeds, 3 real seeds, one process on the 2-core
+machine, another benchmark running beside it; about 25 minutes; s/call = median
+seconds per ``craft()`` call, the choice of K and the final fit together):
 
-Measured (``--seeds 3 --fixed-k``, 2-core machine shared with another long job,
-about 7 minutes; K chosen per seed, the fixed-K experiment on seed 0 only for real
-data). The "fixed-K fits" column is the package's seeded fit; in brackets the
-experiment's former copy of that loop, which drew the seeds with ``rng.choice`` (same
-distribution, other draws; the package draws through per-row uniforms so that row
-blocks do not matter). The 10-seed column was measured with the former copy.
+=========== ======= ====================== ======= ================== ======= =====================
+data        classes K by stability         s/call  K by gap           s/call  purity stability / gap
+=========== ======= ====================== ======= ================== ======= =====================
+fig2a       3       10 of 10 seeds         6.6     10 of 10           1.8
+fig2c       3       10 of 10               6.0     10 of 10           1.7
+fig3a       3       10 of 10               5.8     9 of 10 (one 4)    2.2
+fig3c       3       10 of 10               7.2     8 of 10 (two 4)    1.2
+Bank        2       2, 2, 2                20.4    3, 2, 2            4.8     .606 / .630
+Wine        3       2, 3, 2                6.1     4, 3, 2            1.4     .697 / .764
+Penguins    3       2, 2, 2                11.9    2, 3, 3            2.6     .802 / .802
+Monk-3      2       1, 1, 1                6.3     2, 3, 1            1.6     .528 / .528
+Splice      3       3, 3, 3                44.6    1, 1, 1            11.2    .946 / .519
+Spam        2       2, 2, 2                32.0    6, 4, 5            10.0    .732 / .877
+=========== ======= ====================== ======= ================== ======= =====================
 
-=========== ======= ============= ================== ==================================
-data        classes K chosen      fixed-K fits       10 seeds (k_max=5, 3 refs, 3 fits)
-=========== ======= ============= ================== ==================================
-fig2a       3       3, 3, 3       3, 3, 3 (3, 3, 3)  10 / 10 both
-fig2c       3       3, 3, 3       3, 3, 3 (3, 3, 3)  10 / 10 both
-fig3a       3       3, 3, 4       3, 4, 4 (3, 3, 3)  8 / 10 both
-fig3c       3       3, 4, 4       4, 3, 3 (3, 3, 3)  8 / 10, fixed-K fits 9 / 10
-Bank        2       3, 2, 2       3 (2)
-Wine        3       4, 3, 2       4 (3)
-Penguins    3       2, 3, 3       3 (4)
-Monk-3      2       2, 3, 1       1 (1)
-Splice      3       1, 1, 1       8 = k_max (8)      see below
-Spam        2       6, 4, 5       7 (5)
-=========== ======= ============= ================== ==================================
+Stability lands within one of the class count everywhere (on it for Bank, Splice and
+Spam; Penguins 2, its Adelie and Chinstrap penguins overlapping in most
+measurements; Monk-3 1: the gap test finds no structure there, and one cluster's
+purity, the majority share .528, is what the two-cluster fits give too). It costs
+3-5 times the gap statistic (70 subsample fits); ``n_jobs=2`` took Splice from 45.6 s
+to 26.3 s. Splice by the gap: its calibrated 2-cluster fit isolates one point, so
+Gap(2) < 0 and Tibshirani's rule stops at 1; Spambase by the gap: the curve keeps
+rising as clusters of zero cells reach the sd floor.
 
-(The 10-seed column: the test's settings, ``k_max=5, n_refs=3, n_init=3``. Purity of
-the automatic choice, seed 0-2 mean: Bank .630, Wine .764, Penguins .802, Monk-3
-.528, Splice .519 (K = 1), Spam .877; the final fit at the chosen K includes the
-seeded restarts.)
-Splice: the fit calibrated to K = 2 puts one point in a cluster of its own (sizes
-3189 and 1, NLL 262,149 against 262,420 at K = 1, in all 20 restarts; 20 restarts
-per K for the curve instead of 5 still give 262,015), while the permuted reference
-data split in two halves (1583 / 1607) and gain more, so Gap(2) < 0 and the
-Tibshirani rule stops at K = 1. Fixed-K fits split Splice well (K = 2: NLL 258,275;
-K = 3: 255,081, purity 0.95 against 0.71 for ``craft(k=3)`` with calibrated restarts
-alone; ``craft(k=3)`` now keeps such a seeded run), but then the gap rises
-with every K up to ``k_max`` (+0.70, +0.26, +0.11, +0.05, +0.10, +0.06 per row) with
-reference sds of 0.01-0.1, and every ``k_rule`` picks 8. Spambase: the likelihood
-keeps falling as clusters of zero cells reach the sd floor; the gap keeps rising past
-K = 2 either way (4-6 chosen; 5 with fixed-K fits). See docs/decisions.md, "Choosing K automatically".
+``--fixed-k`` adds the former experiment behind the switch (not a method of the
+package): the gap statistic with the curve's fits made at a fixed number of clusters
+by the package's seeded fit (``_craft_core.seeded_fit``: k-means++ seeding under the
+CRAFT cost, then CAF passes without the new-cluster rule; best of 5), for the
+observed and the reference data alike. It split Splice well but the gap then rose
+with every K up to ``k_max`` (+0.70, +0.26, +0.11, +0.05, +0.10, +0.06 per row, with
+reference sds of 0.01-0.1) and every ``k_rule`` picked 8; Spambase 5-7 (see
+docs/decisions.md, "Choosing K automatically").
 """
 
 from __future__ import annotations
