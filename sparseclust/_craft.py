@@ -1215,6 +1215,9 @@ def _subsample_labels(d, settings, consts, k, rows, seed, n_restarts, n_seeded):
     seeds = seed.spawn(n_restarts + n_seeded)
     runs = _calibrated_runs(sub, settings, consts, k, seeds[:n_restarts], None, seeds[n_restarts:])
     best = _choose(runs, k, sub, consts)
+    for r in runs:
+        if r is not best:
+            core.release_states(sub, r)
     if best["state"].K != k:
         return None
     D = core.costs(
@@ -1256,6 +1259,7 @@ def _stability_select(
        level shares, the sd floor's reference).
     """
     d = prep.data
+    n_seeded = -(-n_restarts // 4)  # as craft(k=): a quarter, rounded up
     gap_seed, pair_root = seed.spawn(2)
     _, gap_table = _gap_select(
         prep,
@@ -1266,13 +1270,12 @@ def _stability_select(
         seed=gap_seed,
         n_jobs=n_jobs,
         n_restarts=n_restarts,
-        n_seeded=-(-n_restarts // 4),
+        n_seeded=n_seeded,
     )
     g, s = gap_table["gap"].to_numpy(), gap_table["sd_gap"].to_numpy()
     one = not (np.isfinite(g[1]) and g[0] < g[1] - (s[1] if np.isfinite(s[1]) else 0.0))
     ks = list(range(2, k_max + 1))
     size = max(int(round(subsample * d.n)), k_max)
-    n_seeded = -(-n_restarts // 4)
     tasks, cells = [], []
     for b, ps in enumerate(pair_root.spawn(n_pairs)):
         g_rows = np.random.default_rng(ps)
