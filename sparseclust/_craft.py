@@ -1273,7 +1273,7 @@ def _stability_select(
         n_seeded=n_seeded,
     )
     g, s = gap_table["gap"].to_numpy(), gap_table["sd_gap"].to_numpy()
-    one = not (np.isfinite(g[1]) and g[0] < g[1] - (s[1] if np.isfinite(s[1]) else 0.0))
+    one = gap_choice([1, 2], g, s, "Tibs2001SEmax") == 1
     ks = list(range(2, k_max + 1))
     size = max(int(round(subsample * d.n)), k_max)
     tasks, cells = [], []
