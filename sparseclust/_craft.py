@@ -598,7 +598,7 @@ def craft(
         Penalty for a new cluster. With ``k`` alone lambda is calibrated so that the
         converged clustering has exactly ``k`` clusters (bisection); with
         ``lam="farthest_first", k=`` the paper's heuristic (:func:`craft_lambda`).
-        With neither, the number of clusters is chosen by the gap statistic.
+        With neither, the number of clusters is chosen automatically (``k_method``).
     k : int, optional
         Number of clusters wanted.
     rho : float in (0, m(1-m)), optional
@@ -638,7 +638,7 @@ def craft(
         instead of 10 raised the purity from .81 to .86 at m = 0.5, while each fit
         on large data costs more).
     n_seeded : int or "auto"
-        With ``k`` (or K chosen by the gap statistic): restarts at a fixed number of
+        With ``k`` (or K chosen automatically): restarts at a fixed number of
         clusters added beside the ``n_init`` calibrated ones, and chosen among them by
         the same criterion. Each seeds ``k`` singleton clusters k-means++-style under
         the CRAFT cost, then runs CAF passes without the new-cluster rule until no
@@ -685,7 +685,7 @@ def craft(
         that lands on another number of clusters - the one documented difference
         from the in-memory result; ``"full"``: calibrate on all rows, which gives the
         in-memory result exactly. The automatic choice of K (neither ``k`` nor
-        ``lam``) runs its gap statistic on the sample.
+        ``lam``) runs on the sample (its subsample fits and gap test alike).
     sample_rows : int
         Rows of that sample.
     rng : None, int or Generator
