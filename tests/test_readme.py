@@ -27,3 +27,15 @@ def test_python_example_runs_and_prints_what_readme_shows(capsys):
     exec(compile(code, "README.md", "exec"), namespace)  # noqa: S102
     shown = re.search(r"```python\n.*?```\n\n```\n(.*?)```", README, re.S).group(1)
     assert repr(namespace["fit"]) == shown.rstrip("\n")
+
+
+def test_craft_method_example_chooses_k():
+    """The CRAFT snippet of "One example per method", automatic K included."""
+    code = next(
+        b for b in re.findall(r"```python\n(.*?)```", README, re.S) if "craft_fig2a(rng=0)" in b
+    )
+    namespace: dict = {}
+    exec(compile(code, "README.md", "exec"), namespace)  # noqa: S102
+    assert namespace["fit"].selected.sum(axis=1).tolist() == [8, 8, 8]
+    assert namespace["auto"].n_clusters == 3
+    assert namespace["ax"].get_ylabel() == "stability across subsamples"
