@@ -437,7 +437,12 @@ def plot_k_selection(table: Any, *, ax: Any = None, **kwargs: Any) -> Any:
         g = dict(zip(k, tab["gap"].to_numpy(dtype=float)))
         s = dict(zip(k, tab["sd_gap"].to_numpy(dtype=float)))
         if np.isfinite(g.get(1.0, np.nan)) and np.isfinite(g.get(2.0, np.nan)):
-            verdict = "K = 1" if g[1.0] >= g[2.0] - s[2.0] else "K > 1"
+            from ._craft import gap_choice  # the rule craft() applied
+
+            one = gap_choice(
+                [1, 2], np.array([g[1.0], g[2.0]]), np.array([s[1.0], s[2.0]]), "Tibs2001SEmax"
+            )
+            verdict = "K = 1" if one == 1 else "K > 1"
             ax.plot(
                 [],
                 [],
@@ -447,6 +452,7 @@ def plot_k_selection(table: Any, *, ax: Any = None, **kwargs: Any) -> Any:
                     f" -> {verdict}"
                 ),
             )
+    chosen = np.zeros(len(tab), dtype=bool)
     if "chosen" in tab.columns:
         chosen = tab["chosen"].eq(True).fillna(False).to_numpy(dtype=bool)
         on_curve = chosen & shown_k
@@ -455,9 +461,7 @@ def plot_k_selection(table: Any, *, ax: Any = None, **kwargs: Any) -> Any:
             _circle(ax, k[on_curve], y[on_curve], f"chosen K = {shown}")
         for v in k[chosen & ~shown_k]:
             ax.axvline(v, color="red", linestyle="--", label=f"chosen K = {v:g}")
-    if ax.get_legend_handles_labels()[1] and (
-        "chosen" in tab.columns and tab["chosen"].eq(True).any() or stability
-    ):
+    if stability or chosen.any():
         ax.legend(fontsize=8)
     from matplotlib.ticker import MaxNLocator
 
