@@ -7,12 +7,18 @@ shared options (input, label column, outputs, seed) are added once here.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["COMMANDS", "Command", "main"]
+__all__ = ["COMMANDS", "DEFAULT_SEED", "Command", "main"]
+
+#: The command line's seed when ``--seed`` is not given: a command prints the same
+#: result every time it is run (the Python functions' ``rng=None`` draws fresh).
+DEFAULT_SEED = 0
 
 
 @dataclass(frozen=True)
@@ -26,6 +32,9 @@ class Command:
     add_arguments: Callable[[argparse.ArgumentParser], None]
     run: Callable[[argparse.Namespace, Any, Any], Any]
     plot: Callable[[Any], Any] = lambda result: result.plot().figure
+    #: arguments the ``Call:`` line always shows (the method's main choices), even at
+    #: their defaults: the printed call says what was run
+    show: tuple[str, ...] = ()
 
 
 def _lam(text: str) -> float | str:
@@ -279,6 +288,7 @@ COMMANDS: dict[str, Command] = {
         _craft_args,
         _craft_run,
         lambda r: r.plot_subspaces(),
+        show=("m", "budget"),
     ),
     "dpmeans": Command("DP-means clustering (Kulis & Jordan 2012)", _dpmeans_args, _dpmeans_run),
     "sparse-kmeans": Command(
@@ -347,7 +357,12 @@ def _parser() -> argparse.ArgumentParser:
             default=None,
             help="treat these columns as numeric",
         )
-        p.add_argument("--seed", type=int, default=None, help="random seed")
+        p.add_argument(
+            "--seed",
+            type=int,
+            default=DEFAULT_SEED,
+            help=f"random seed (default {DEFAULT_SEED}: the same result on every run)",
+        )
         p.add_argument("--labels-out", metavar="FILE.csv", help="write the cluster labels here")
         p.add_argument("--plot-out", metavar="FILE.png", help="write the result's main plot here")
         cmd.add_arguments(p)
@@ -397,20 +412,63 @@ def _load(args: argparse.Namespace) -> tuple[Any, Any]:
     return (x, None), y
 
 
+def _data_name(args: argparse.Namespace) -> str:
+    """How the ``Call:`` line names the data: the shipped data set or the CSV file."""
+    if args.dataset is not None:
+        return args.dataset
+    return f"read_csv({args.data!r})"
+
+
+def _as_options(text: str, sub: argparse.ArgumentParser) -> str:
+    """A message written for Python (``niter=50``) as its command-line options
+    (``--niter 50``), for the options this sub-command has."""
+    dests = {
+        a.dest: a.option_strings[-1]
+        for a in sub._actions  # noqa: SLF001
+        if a.option_strings and a.option_strings[-1].startswith("--")
+    }
+    dests["rng"] = "--seed"
+
+    def swap(match: re.Match) -> str:
+        name, value = match.group(1), match.group(2)
+        return f"{dests[name]} {value}" if name in dests else match.group(0)
+
+    return re.sub(r"\b([a-z][a-z0-9_]*)=([^\s,;:)]+)", swap, text)
+
+
+def _report_warnings(caught: list, sub: argparse.ArgumentParser) -> None:
+    """Warnings of the fit, each once, as ``prog: warning: ...`` lines on stderr, in
+    the command line's terms (not attributed to a file of the package)."""
+    seen = set()
+    for w in caught:
+        text = _as_options(str(w.message), sub)
+        if text in seen:
+            continue
+        seen.add(text)
+        print(f"{sub.prog}: warning ({w.category.__name__}): {text}", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status (0 ok, 2 usage or data error)."""
+    from ._format import call_context
+
     parser = _parser()
     args = parser.parse_args(argv)
     sub = parser._subparsers._group_actions[0].choices[args.command]  # noqa: SLF001
     cmd = COMMANDS[args.command]
     try:
-        (x, data), y = _load(args)
-        result = cmd.run(args, x, data)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            (x, data), y = _load(args)
+            with call_context(data_name=_data_name(args), show=cmd.show):
+                result = cmd.run(args, x, data)
     except (ValueError, TypeError) as err:
         sub.print_usage(sys.stderr)
         print(f"{sub.prog}: error: {err}", file=sys.stderr)
         return 2
+    _report_warnings(caught, sub)
     print(result)
+    print(f"Seed: {args.seed} (--seed N for another random start)")
     print()
     print(result.summary())
     if y is not None:

@@ -480,7 +480,7 @@ def covariate_clustering(
         if on_edge:
             warnings.warn(
                 f"sigma={sigma_used:g} chosen by rule '{sigma_rule}' is on the edge of the CV "
-                "grid; the selected clustering depends on it (see summary()['sigma_rules']), "
+                "grid; the selected clustering depends on it (see .summary().tables['sigma_rules']), "
                 "or pass sigma=.",
                 CalibrationWarning,
                 stacklevel=user_stacklevel(),

@@ -3,13 +3,33 @@
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["call_string", "fmt", "fmt_list"]
+__all__ = ["call_context", "call_string", "fmt", "fmt_list"]
+
+#: Set by :func:`call_context`: how the ``Call:`` line names the data, and which
+#: arguments it shows even at their defaults.
+_CALL_CONTEXT: ContextVar[tuple[str | None, frozenset[str]]] = ContextVar(
+    "sparseclust_call_context", default=(None, frozenset())
+)
+
+
+@contextmanager
+def call_context(data_name: str | None = None, show: Iterable[str] = ()) -> Iterator[None]:
+    """Within the block, ``Call:`` lines name the data ``data_name`` (a front such as
+    the command line, whose data have no variable name) and always show the
+    arguments in ``show``."""
+    token = _CALL_CONTEXT.set((data_name, frozenset(show)))
+    try:
+        yield
+    finally:
+        _CALL_CONTEXT.reset(token)
 
 
 def fmt(x: Any, digits: int = 4) -> str:
@@ -41,6 +61,9 @@ def fmt_list(values: Any, digits: int = 4, limit: int = 10) -> str:
 def _data_name(x: Any) -> str:
     if isinstance(x, str):
         return repr(x)
+    given = _CALL_CONTEXT.get()[0]
+    if given is not None:
+        return given
     frame = inspect.currentframe()
     while frame is not None and frame.f_globals.get("__name__", "").startswith("sparseclust"):
         frame = frame.f_back
@@ -59,6 +82,7 @@ def call_string(func: Callable, values: dict[str, Any], first: str = "x") -> str
     found (else ``data``).
     """
     sig = inspect.signature(func)
+    show = _CALL_CONTEXT.get()[1]
     parts = []
     for name, p in sig.parameters.items():
         if name not in values:
@@ -68,7 +92,7 @@ def call_string(func: Callable, values: dict[str, Any], first: str = "x") -> str
             if v is not None:
                 parts.append(_data_name(v))
             continue
-        if p.default is not inspect.Parameter.empty and _same(v, p.default):
+        if p.default is not inspect.Parameter.empty and _same(v, p.default) and name not in show:
             continue
         if name == "data" and v is not None:
             parts.append(f"data={_data_name(v)}")

@@ -1004,9 +1004,10 @@ def _read(
 
 def _warn_convergence(what: str, niter: int, change: float) -> None:
     warnings.warn(
-        f"{what} did not converge in niter={niter} iterations: the weights still changed by "
-        f"{change:.2g} (relative L1; tolerance {TOL:g}) at the last step. The result is "
-        f"usually close; raise niter (e.g. niter=50) to converge. sparcl stops at 15 silently.",
+        f"{what} did not converge in niter={niter} iterations: the weights still "
+        f"changed by {change:.2g} (relative L1; tolerance {TOL:g}) at the last step. The result "
+        f"is usually close; raise the cap (e.g. niter=50) to converge. sparcl stops at 15 "
+        "silently.",
         ConvergenceWarning,
         stacklevel=user_stacklevel(),
     )
@@ -1474,5 +1475,5 @@ def _cpu_count() -> int:
     return max(1, os.cpu_count() or 1)
 
 
-#: Alias (STYLE.md: ``sparse_hclust_permute`` may exist next to the canonical name).
+#: Alias: ``sparse_hclust_permute`` next to the canonical name (sparcl users look for either).
 sparse_hclust_permute = hclust_sparse_permute

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from sparseclust import dpmeans
-from sparseclust._cli import main
+from sparseclust._cli import DEFAULT_SEED, main
 from sparseclust.datasets import load_wine
 from sparseclust.metrics import purity
 
@@ -186,22 +186,52 @@ def test_missing_drop_option(tmp_path, capsys):
 
 
 def test_convergence_warning_does_not_fail(capsys):
-    with pytest.warns(UserWarning, match="did not converge in max_iter=1"):
-        code = main(
-            [
-                "dpmeans",
-                "--dataset",
-                "wine",
-                "--lam",
-                "farthest_first",
-                "--k",
-                "3",
-                "--max-iter",
-                "1",
-            ]
-        )
+    code = main(
+        [
+            "dpmeans",
+            "--dataset",
+            "wine",
+            "--lam",
+            "farthest_first",
+            "--k",
+            "3",
+            "--max-iter",
+            "1",
+        ]
+    )
     assert code == 0
-    assert "Did NOT converge in 1 iterations" in capsys.readouterr().out
+    out, err = capsys.readouterr()
+    assert "Did NOT converge in 1 iterations" in out
+    # reported once on stderr, in the command line's terms
+    assert err.count("warning (ConvergenceWarning)") == 1
+    assert "did not converge in --max-iter 1" in err
+    assert "max_iter=" not in err
+
+
+def test_same_result_on_every_run_and_call_names_data_and_m(capsys):
+    """A fixed default seed, printed; the Call: line names the data set and m."""
+    argv = ["craft", "--dataset", "wine", "--m", "0.5", "--k", "3"]
+    outs = []
+    for _ in range(2):
+        assert main(argv) == 0
+        outs.append(capsys.readouterr().out)
+    assert outs[0] == outs[1]
+    call = next(line for line in outs[0].splitlines() if line.startswith("Call:"))
+    assert call.startswith("Call: craft(wine, m=0.5, k=3")
+    assert f"rng={DEFAULT_SEED}" in call
+    assert f"Seed: {DEFAULT_SEED}" in outs[0]
+    assert main([*argv, "--seed", "5"]) == 0
+    assert "Seed: 5" in capsys.readouterr().out
+
+
+def test_warning_hint_names_the_cli_option(capsys):
+    """sparse_hclust's convergence hint reads --niter 50 on the command line."""
+    assert main(["sparse-hclust", "--dataset", "wine", "--k", "3", "--scale"]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("python -m sparseclust sparse-hclust: warning (ConvergenceWarning)")
+    assert "--niter 50" in err
+    assert "niter=" not in err
+    assert "__main__" not in err and ".py" not in err
 
 
 # ------------------------------------------------------------------------ errors
@@ -364,7 +394,10 @@ def test_craft_command_options_reach_craft(capsys):
     assert main(args) == 0
     out = capsys.readouterr().out
     assert "fixed budget" in out.splitlines()[0]
-    assert "craft(data, m=0.3, k=3, rho=0.1, scale=False, n_init=2, max_iter=300, rng=1)" in out
+    assert (
+        "craft(wine, m=0.3, k=3, rho=0.1, budget='fixed', scale=False, n_init=2, max_iter=300, rng=1)"
+        in out
+    )
 
 
 def test_craft_command_automatic_k_options(capsys):
@@ -372,7 +405,10 @@ def test_craft_command_automatic_k_options(capsys):
     assert main([*args, "--seed", "0", "--n-jobs", "1"]) == 0
     out = capsys.readouterr().out
     assert "gap" in out.splitlines()[0]
-    assert "craft(data, n_init=2, k_max=3, k_method='gap', n_jobs=1, rng=0)" in out
+    assert (
+        "craft(wine, m=0.5, budget='fixed', n_init=2, k_max=3, k_method='gap', n_jobs=1, rng=0)"
+        in out
+    )
 
 
 def test_craft_command_bad_m_is_a_usage_error(capsys):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import sysconfig
 import zipfile
 from pathlib import Path
 
@@ -53,18 +54,33 @@ def test_wheel_contents_and_install(tmp_path):
     assert "sparseclust/__main__.py" in names
     assert not any(n.startswith("tests/") for n in names)
 
+    # A venv of its own (no --system-site-packages: that would inherit the *base*
+    # interpreter's packages, not this environment's). The running environment's
+    # site-packages are added by a .pth file after the venv's own, so the wheel
+    # installed into the venv is the sparseclust that imports, and its dependencies
+    # are the ones this test run uses, whatever the machine has outside it.
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     py = venv / "bin" / "python"
+    venv_site = subprocess.run(
+        [str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    ours = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
+    (Path(venv_site) / "_outer_env.pth").write_text("\n".join(sorted(ours)) + "\n")
     subprocess.run(
         [str(py), "-m", "pip", "install", "--no-deps", "--force-reinstall", "-q", str(wheel)],
         check=True,
     )
     code = (
         "import sparseclust, sparseclust.datasets as d; "
-        "assert 'site-packages' in sparseclust.__file__, sparseclust.__file__; "
+        "print(sparseclust.__file__); "
         "print(d.load_adult().shape)"
     )
     out = subprocess.run([str(py), "-c", code], capture_output=True, text=True, cwd=tmp_path)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "(48842, 15)"
+    where, shape = out.stdout.strip().splitlines()
+    assert Path(where).is_relative_to(venv_site), where  # the wheel, not the repo or the outer env
+    assert shape == "(48842, 15)"
