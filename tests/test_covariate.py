@@ -49,7 +49,7 @@ def test_sigma_on_edge_warns(sim):
         f = covariate_clustering(sim.data, y=sim.labels, similarity=sim.sigma, rng=0, nu=[1.0, 0.0])
     # the code the message points at runs on the fit
     (hint,) = re.findall(r"see (\.summary\(\)[^),]*\])", str(rec[0].message))
-    table = eval("f" + hint)  # noqa: S307
+    table = eval("f" + hint, {"f": f})  # noqa: S307
     assert set(table.index) == {"accuracy", "loglik"}
 
 
