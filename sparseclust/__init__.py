@@ -27,6 +27,7 @@ from .exceptions import (
     ConvergenceWarning,
     DataWarning,
     FormulaError,
+    PerformanceWarning,
     SparseclustWarning,
 )
 
@@ -47,6 +48,7 @@ __all__ = [
     "SparseHClustResult",
     "SparseKMeansPath",
     "SparseKMeansResult",
+    "PerformanceWarning",
     "SparseclustWarning",
     "Summary",
     "VariableSpec",

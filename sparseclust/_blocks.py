@@ -61,6 +61,10 @@ class LocalBlocks:
         """``kernel`` on block ``j`` only."""
         return kernel(self.blocks[j], self.offsets[j], state, *args)
 
+    def call_many(self, calls: Sequence[tuple]) -> list[tuple[Any, Any]]:
+        """``[call(*c) for c in calls]``: ``(j, kernel, state, *args)`` each."""
+        return [self.call(*c) for c in calls]
+
     def fetch(self, states: Sequence[Any]) -> list[Any]:
         """The states themselves (they already live here)."""
         return list(states)
@@ -84,9 +88,9 @@ def call_on_sample(
     """A uniform random sample of ``n_rows`` rows (without replacement, in data order):
     ``kernel(block, offset, None, local_rows)``'s results, block by block."""
     rows = np.sort(rng.choice(ex.n, size=min(n_rows, ex.n), replace=False))
-    out = []
+    calls = []
     for j, (off, size) in enumerate(zip(ex.offsets, ex.sizes)):
         mine = rows[(rows >= off) & (rows < off + size)] - off
         if mine.size:
-            out.append(ex.call(j, kernel, None, mine)[1])
-    return out
+            calls.append((j, kernel, None, mine))
+    return [r for _, r in ex.call_many(calls)]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 from typing import Any, ClassVar
 
 import numpy as np
@@ -153,7 +153,7 @@ def _fit_all(
         lam, method = ff_lambda(np.random.default_rng(seeds[0])), "farthest_first"
     else:
         lam, method = pen.lam, "given"
-    runs = _parallel(n_jobs, [(_fixed_run, (d, settings, lam, s)) for s in seeds])
+    runs = _parallel(n_jobs, [(_fixed_run, (d, settings, lam, s)) for s in seeds], d)
     for r in runs:
         r["kind"] = method
     return runs, method, pen.k
@@ -176,9 +176,8 @@ def _conclude(
 ) -> CraftResult:
     """Choose the restart to report, warn as owed, and build the result."""
     best = _choose(runs, k, prep.data, consts)
-    for r in runs:  # per-row states of the other restarts, kept on a cluster's workers
-        if r is not best:
-            core.release_states(prep.data, r)
+    # per-row states of the other restarts, kept on a cluster's workers
+    core.release_states(prep.data, *[r for r in runs if r is not best])
     _finish(best, k, settings["max_iter"], name)
     return _result(
         best,
@@ -938,7 +937,7 @@ def _sample_calibrated_runs(sample, d, settings, consts, k, seeds, n_jobs, seede
         if r["state"].K == k:
             break
     tasks = [(_restart_at, (d, settings, k, s, lam_ref)) for s in seeds]
-    return _parallel(n_jobs, tasks + _seeded_tasks(d, settings, k, seeded))
+    return _parallel(n_jobs, tasks + _seeded_tasks(d, settings, k, seeded), d)
 
 
 # ---------------------------------------------------------------- runs & choosing
@@ -978,14 +977,11 @@ def _calibrated_run(d, settings, k, seed, hi, max_fits=40, known=None) -> dict:
             )
         return memo[lam]
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", CalibrationWarning)
-        out, lam, trace = calibrate_lambda(
-            fit, lambda r: r["state"].K, k, hi=hi, max_fits=max_fits, rtol=1e-3
-        )
-    for other in memo.values():
-        if other is not out:
-            core.release_states(d, other)
+    # warn=False, not a warnings filter: restarts may run in threads (on a cluster)
+    out, lam, trace = calibrate_lambda(
+        fit, lambda r: r["state"].K, k, hi=hi, max_fits=max_fits, rtol=1e-3, warn=False
+    )
+    core.release_states(d, *[other for other in memo.values() if other is not out])
     out["lam"] = lam
     out["calibration"] = trace
     out["nll"] = core.fit_nll(d, out)
@@ -1044,15 +1040,20 @@ def _calibrated_runs(d, settings, consts, k, seeds, n_jobs, seeded=()) -> list[d
             break
     rest = seeds[len(runs) :] if lam_ref is not None else []
     tasks = [(_restart_at, (d, settings, k, s, lam_ref)) for s in rest]
-    return runs + _parallel(n_jobs, tasks + _seeded_tasks(d, settings, k, seeded))
+    return runs + _parallel(n_jobs, tasks + _seeded_tasks(d, settings, k, seeded), d)
 
 
 def _apply(f, *args):
     return f(*args)
 
 
-def _parallel(n_jobs, tasks) -> list:
-    """``[f(*a) for f, a in tasks]`` through the package's one parallel runner."""
+def _parallel(n_jobs, tasks, d=None) -> list:
+    """``[f(*a) for f, a in tasks]`` through the package's one parallel runner; on a
+    cluster (``d``'s executor runs fits together) the fits run at once, their passes
+    batched into one task per worker."""
+    together = getattr(getattr(d, "executor", None), "run_together", None)
+    if together is not None:
+        return together([partial(f, *a) for f, a in tasks])
     return run_parallel(_apply, [(f, *a) for f, a in tasks], n_jobs=n_jobs)
 
 
@@ -1117,8 +1118,7 @@ def _best_nll(d, settings, consts, k, seeds, n_seeded) -> float:
     spawned = seeds[-1].spawn(n_seeded) if n_seeded and k >= 2 else []
     runs = _calibrated_runs(d, settings, consts, k, seeds, None, spawned)
     hits = [r["nll"] for r in runs if r["state"].K == k]
-    for r in runs:
-        core.release_states(d, r)
+    core.release_states(d, *runs)
     return min(hits) if hits else np.nan
 
 
@@ -1215,9 +1215,7 @@ def _subsample_labels(d, settings, consts, k, rows, seed, n_restarts, n_seeded):
     seeds = seed.spawn(n_restarts + n_seeded)
     runs = _calibrated_runs(sub, settings, consts, k, seeds[:n_restarts], None, seeds[n_restarts:])
     best = _choose(runs, k, sub, consts)
-    for r in runs:
-        if r is not best:
-            core.release_states(sub, r)
+    core.release_states(sub, *[r for r in runs if r is not best])
     if best["state"].K != k:
         return None
     D = core.costs(

@@ -827,9 +827,23 @@ def _k_costs(block, offset, state, st, F_delta, threshold, sigma_override, remap
     return out, int(cand.size)
 
 
+def _k_costs_assign(block, offset, state, st, F_delta, threshold, sigma_override, remap):
+    """Pass, steps 1 and 3 in one call (for executors where a call is a round trip):
+    a block without candidates also takes its assignment as if no cluster opens,
+    which is the pass's assignment unless another block opens one. Its state then
+    keeps step 1's under ``"pass"`` for :func:`_k_assign` in that case. Returns
+    (number of candidates, the block's statistics or None)."""
+    s1, n = _k_costs(block, offset, state, st, F_delta, threshold, sigma_override, remap)
+    if n:
+        return s1, (n, None)
+    s3, stats = _k_assign(block, offset, s1, None, None, st.K, F_delta, sigma_override)
+    return {**s3, "pass": s1}, (0, stats)
+
+
 def _k_candidates(block, offset, state, new, threshold, F_delta, sigma_override):
     """Pass, step 2 (one block): its candidates not covered by the clusters opened so
     far in this pass (all opened at earlier rows), as a block of their own rows."""
+    state = state.get("pass", state)
     cand = state["cand"]
     if new is not None and cand.size:
         c = costs(block, new, F_delta, rows=cand, sigma_override=sigma_override)
@@ -840,6 +854,7 @@ def _k_candidates(block, offset, state, new, threshold, F_delta, sigma_override)
 def _k_assign(block, offset, state, new, openers, K_old, F_delta, sigma_override):
     """Pass, step 3: every row takes the best of the old clusters and of the new ones
     opened at or before its position; the block's sufficient statistics."""
+    state = state.get("pass", state)  # step 1's state (see _k_costs_assign)
     idx, dmin, old = state["idx"], state["dmin"], state["labels"]
     K_tot = K_old if new is None else K_old + new.K
     if new is None:
@@ -996,13 +1011,20 @@ def _pass(data: Blocked, states, st, threshold, consts, rng, select_all, so, rem
     summed statistics of the pass's assignment). ``cap``: see :func:`_open_clusters`."""
     ex = data.executor
     F_delta = consts["F_delta"]
-    states, n_cand = ex.map(_k_costs, states, st, F_delta, threshold, so, remap)
+    if getattr(ex, "calls_are_round_trips", False):  # one call for steps 1 and 3 when it can
+        states, res = ex.map(_k_costs_assign, states, st, F_delta, threshold, so, remap)
+        n_cand = [r[0] for r in res]
+        parts = None if any(n_cand) else [r[1] for r in res]
+    else:
+        states, n_cand = ex.map(_k_costs, states, st, F_delta, threshold, so, remap)
+        parts = None
     new, openers = None, np.zeros(0, dtype=np.int64)
     if any(n_cand):
         new, openers = _open_clusters(
             data, states, np.asarray(n_cand), st, threshold, consts, rng, select_all, so, cap
         )
-    states, parts = ex.map(_k_assign, states, new, openers, st.K, F_delta, so)
+    if parts is None:
+        states, parts = ex.map(_k_assign, states, new, openers, st.K, F_delta, so)
     tot = sum_stats(parts)
     tot["pairs"] = np.unique(np.concatenate([p["pairs"] for p in parts]))
     return states, (st if new is None else stack(st, new)), tot
@@ -1463,12 +1485,14 @@ def farthest_first(
     return float(lam)
 
 
-def release_states(data: CraftData | Blocked, out: dict[str, Any]) -> None:
-    """Free a finished fit's per-row states held by a remote executor."""
+def release_states(data: CraftData | Blocked, *outs: dict[str, Any]) -> None:
+    """Free finished fits' per-row states held by a remote executor (one call)."""
     release = getattr(getattr(data, "executor", None), "release", None)
-    if release is not None and out.get("states") is not None:
-        release(out["states"])
-        out["states"] = None
+    held = [out for out in outs if out.get("states") is not None]
+    if release is not None and held:
+        release(*[out["states"] for out in held])
+        for out in held:
+            out["states"] = None
 
 
 def fit_nll(data: CraftData | Blocked, out: dict[str, Any]) -> float:

@@ -81,6 +81,7 @@ def calibrate_lambda(
     hi: float,
     max_fits: int = 60,
     rtol: float = 1e-9,
+    warn: bool = True,
 ) -> tuple[Any, float, pd.DataFrame]:
     """Find lambda whose converged fit has exactly ``k`` clusters.
 
@@ -89,7 +90,8 @@ def calibrate_lambda(
     ``k`` clusters, then bisected on the log scale. Returns ``(fit, lam, trace)``
     where ``trace`` lists every (lam, n_clusters) tried. When ``k`` is never hit, the
     fit with the number of clusters nearest to ``k`` (ties: the larger lambda) is
-    returned with a :class:`~sparseclust.exceptions.CalibrationWarning`.
+    returned with a :class:`~sparseclust.exceptions.CalibrationWarning` (none with
+    ``warn=False``: the caller reports it).
 
     Examples
     --------
@@ -133,6 +135,8 @@ def calibrate_lambda(
         lam, _, r = exact[0]
         return r, lam, trace
     best = min(tried, key=lambda t: (abs(t[1] - k), -t[0]))
+    if not warn:
+        return best[2], best[0], trace
     warnings.warn(
         f"no lambda gave exactly k={k} clusters after {len(tried)} fits; returning lambda="
         f"{best[0]:.6g} with {best[1]} clusters (the nearest). Try lam= directly or another k.",

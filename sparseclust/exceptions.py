@@ -13,6 +13,7 @@ __all__ = [
     "ConvergenceWarning",
     "DataWarning",
     "FormulaError",
+    "PerformanceWarning",
     "SparseclustWarning",
 ]
 
@@ -39,6 +40,11 @@ class CalibrationWarning(SparseclustWarning):
 
 class DataWarning(SparseclustWarning):
     """Something about the input data deserves attention (e.g. many rows dropped)."""
+
+
+class PerformanceWarning(SparseclustWarning):
+    """The call will run, but another way of making it is much faster (e.g. data small
+    enough for memory sent to a Dask cluster, where every pass is a round trip)."""
 
 
 class FormulaError(ValueError):

@@ -17,6 +17,9 @@ from sparseclust.metrics import purity
 dask = pytest.importorskip("dask")
 dd = pytest.importorskip("dask.dataframe")
 
+# the test frames are small: on a cluster each would draw the note that memory is faster
+pytestmark = pytest.mark.filterwarnings("ignore::sparseclust.exceptions.PerformanceWarning")
+
 N = 20_000
 LAM = 16.0  # about three clusters on the data below
 
@@ -542,3 +545,60 @@ def test_sparse_kmeans_distributed(numeric, sk_reference, client):
             break
         time.sleep(0.1)
     assert left == ddf.npartitions
+
+
+def test_calibrated_restarts_together_equal_in_memory(frame, client):
+    """k= with calibrate="full": the first calibration on all rows, then the other
+    restarts and the seeded runs at once, their passes batched; the in-memory fit."""
+    small = frame.iloc[:4000]
+    ref = craft(small, m=0.5, k=3, n_init=4, rng=2)
+    got = craft(
+        partitioned(small, [900, 2100, 3000]), m=0.5, k=3, n_init=4, calibrate="full", rng=2
+    )
+    assert_same_fit(got, ref)
+    pd.testing.assert_frame_equal(got.restarts, ref.restarts)
+
+
+def test_restarts_together_batch_their_passes(frame, client, monkeypatch):
+    """Restarts run together cost one call per worker and pass, not one per restart:
+    far fewer round trips than the restarts' passes, and the fit is unchanged."""
+    from sparseclust import _dask
+
+    made = []
+    init = _dask.FutureBlocks.__init__
+
+    def spy(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        made.append(self)
+
+    monkeypatch.setattr(_dask.FutureBlocks, "__init__", spy)
+    ddf = partitioned(frame, [5000, 10000, 15000])
+    got = craft(ddf, m=0.5, lam=LAM, n_init=6, rng=3)
+    passes = int(got.restarts["n_iter"].sum())
+    assert made[0].round_trips < passes  # serial restarts would need >= 2 per pass
+    ref = craft(frame, m=0.5, lam=LAM, n_init=6, rng=3)
+    assert_same_fit(got, ref)
+
+
+def test_small_data_on_a_cluster_draw_a_performance_note(frame, client):
+    from sparseclust.exceptions import PerformanceWarning
+
+    with pytest.warns(PerformanceWarning, match=r"20,000 rows x 7 columns.*backend='numpy'"):
+        craft(partitioned(frame, [10000]), m=0.5, lam=LAM, n_init=1, rng=0)
+
+
+def test_no_performance_note_without_a_cluster(frame):
+    """Without a client the partitions are computed here and run in memory: no note."""
+    import subprocess
+    import sys
+
+    code = (
+        "import warnings, numpy as np, pandas as pd, dask.dataframe as dd\n"
+        "warnings.simplefilter('error')\n"
+        "from sparseclust import craft\n"
+        "r = np.random.default_rng(0)\n"
+        "df = pd.DataFrame({'a': r.normal(size=300), 'b': r.normal(size=300)})\n"
+        "craft(dd.from_pandas(df, npartitions=3), m=0.5, lam=8.0, n_init=1, rng=0)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr

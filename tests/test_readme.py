@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import matplotlib
+import pytest
 
 matplotlib.use("Agg")
 
@@ -47,3 +51,47 @@ def test_craft_method_example_chooses_k():
     assert namespace["fit"].selected.sum(axis=1).tolist() == [8, 8, 8]
     assert namespace["auto"].n_clusters == 3
     assert namespace["ax"].get_ylabel() == "stability across subsamples"
+
+
+def _dask_scripts() -> list[str]:
+    return [
+        b
+        for b in re.findall(r"```python\n(.*?)```", README, re.S)
+        if "LocalCluster" in b and 'if __name__ == "__main__":' in b
+    ]
+
+
+def test_readme_has_both_dask_scripts():
+    scripts = _dask_scripts()
+    assert len(scripts) == 2
+    assert "fit.labels.compute()" in scripts[0]
+    assert "select_dtypes(" in scripts[1]
+
+
+@pytest.mark.parametrize("which", [0, 1], ids=["craft", "sparse_kmeans"])
+def test_dask_example_runs_as_a_script(which, tmp_path):
+    """Pasted into a file and run, each Dask example exits 0 and prints to stderr only
+    the PerformanceWarning its small data set draws: no traceback, no lost-task or
+    shutdown warning from the cluster."""
+    pytest.importorskip("distributed")
+    script = tmp_path / "example.py"
+    script.write_text(_dask_scripts()[which])
+    out = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=600,
+    )
+    assert out.returncode == 0, out.stderr
+    lines = [line for line in out.stderr.splitlines() if line.strip()]
+    warned = [line for line in lines if "PerformanceWarning" in line]
+    assert warned, out.stderr
+    # every other line is the source line Python prints under a warning
+    others = [line for line in lines if "PerformanceWarning" not in line]
+    assert all(line.startswith("  ") and "(" in line for line in others), out.stderr
+    if which == 0:
+        assert "Name: count" in out.stdout and "cluster" in out.stdout
+    else:
+        assert "capital-gain" in out.stdout
