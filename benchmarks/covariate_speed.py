@@ -27,8 +27,8 @@ import warnings
 
 import numpy as np
 
-from sparseclust import _covariate_core as cc
-from sparseclust import _covariate_select as cs
+from sparseclust._covariate import core as cc
+from sparseclust._covariate import select as cs
 from sparseclust.simulate import covariate_sim
 
 

@@ -60,11 +60,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from sparseclust import _craft_core as core
 from sparseclust import craft, simulate
-from sparseclust._craft import _prepare, default_rho, gap_choice
-from sparseclust._frame import build_table
-from sparseclust._threads import single_blas_thread
+from sparseclust._craft import core as core
+from sparseclust._craft.front import _prepare, default_rho, gap_choice
+from sparseclust._data.table import build_table
+from sparseclust._engine.threads import single_blas_thread
 from sparseclust.datasets import load_monk3, load_penguins, load_spambase, load_splice, load_wine
 from sparseclust.metrics import purity
 

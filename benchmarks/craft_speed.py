@@ -4,7 +4,7 @@ and one fit on 1,000,000 x 20 mixed rows.
 1. Spambase (4601 x 57 numeric), m = 0.5, k = 2. ``craft(X, m=0.5, k=2)`` calibrates
    lambda; its standardised matrix (the ``CraftData`` the call prepared) is then given
    to scikit-learn ``KMeans(n_clusters=2, n_init=1)`` and one
-   ``sparseclust._craft_core.craft_fit`` at the calibrated lambda is timed (same seed as
+   ``sparseclust._craft.core.craft_fit`` at the calibrated lambda is timed (same seed as
    the restart the call chose, so it reproduces its labels): median of several runs,
    same process. KMeans is timed with its default threads and pinned to one thread
    (``craft_fit`` pins BLAS to one thread). Target: craft_fit within 2x of KMeans.
@@ -66,8 +66,8 @@ import numpy as np
 import pandas as pd
 
 from sparseclust import craft
-from sparseclust._craft import default_rho
-from sparseclust._craft_core import craft_fit, prepare
+from sparseclust._craft.core import craft_fit, prepare
+from sparseclust._craft.front import default_rho
 from sparseclust.datasets import load_adult, load_spambase
 from sparseclust.metrics import purity
 
@@ -476,7 +476,7 @@ def profile_call(label: str, X: pd.DataFrame, k: int, top: int = 8) -> None:
     import io
     import pstats
 
-    from sparseclust import _craft_core
+    from sparseclust._craft import core as _craft_core
 
     log: list[tuple[float, int, int, float]] = []
     original = _craft_core.craft_fit

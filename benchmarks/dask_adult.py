@@ -11,7 +11,7 @@ calibrates lambda on a 50,000-row sample, here every row.
 What the Dask call pays: the blocks are read once; each pass of a fit is one call per
 worker, and the restarts run together, their passes batched into those calls (a call
 to the actor holding a worker's blocks, not a task through the scheduler); see
-:class:`sparseclust._dask.FutureBlocks`. The data are small enough for memory, so the
+:class:`sparseclust._engine.dask.FutureBlocks`. The data are small enough for memory, so the
 call also draws a ``PerformanceWarning`` saying so (silenced here).
 
 Run: python benchmarks/dask_adult.py [--repeats 3] [--partitions 8]

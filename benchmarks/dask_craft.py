@@ -50,10 +50,10 @@ import time
 import numpy as np
 import pandas as pd
 
-from sparseclust import _craft_core as core
-from sparseclust._craft import _prepare
-from sparseclust._dask import prepare_dask
-from sparseclust._frame import build_table
+from sparseclust._craft import core as core
+from sparseclust._craft.front import _prepare
+from sparseclust._data.table import build_table
+from sparseclust._engine.dask import prepare_dask
 
 LEVELS = np.array(list("abcd"))
 SEED = np.random.SeedSequence(1)
@@ -106,7 +106,7 @@ def main() -> None:
     # in memory; lambda calibrated to K = 3 on these rows, for the seed the fits use (the
     # rule "open a cluster when a point's cost exceeds lambda" sees more extreme points
     # in more rows, and another start can give another K at the same lambda)
-    from sparseclust._craft import _calibrated_run, _lambda_hi
+    from sparseclust._craft.front import _calibrated_run, _lambda_hi
 
     mem = pd.concat(
         [make_part(20_000 + i, args.memory_rows // 10) for i in range(10)], ignore_index=True

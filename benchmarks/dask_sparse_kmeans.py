@@ -47,8 +47,8 @@ def peak_rss_mb() -> float:
 
 def count_passes() -> dict[str, int]:
     """Count the Lloyd passes (one map of a Lloyd kernel over all blocks) of the fits."""
-    from sparseclust._blocks import LocalBlocks
-    from sparseclust._dask import FutureBlocks
+    from sparseclust._engine.blocks import LocalBlocks
+    from sparseclust._engine.dask import FutureBlocks
 
     counts = {"passes": 0}
     lloyd = {"_k_ms_assign", "_k_ll_step", "_k_nl_step"}

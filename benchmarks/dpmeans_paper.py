@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from sparseclust import dpmeans
-from sparseclust._dpmeans import dpmeans_core
+from sparseclust._dpmeans.front import dpmeans_core
 from sparseclust.datasets import load_monk3, load_spambase, load_splice, load_wine
 from sparseclust.metrics import nmi, purity
 

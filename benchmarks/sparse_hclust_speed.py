@@ -36,8 +36,8 @@ import warnings
 
 import numpy as np
 
-from sparseclust._hclust import sparse_hclust
-from sparseclust._weights import project_weights
+from sparseclust._sparse.hclust import sparse_hclust
+from sparseclust._sparse.weights import project_weights
 from sparseclust.exceptions import ConvergenceWarning
 
 SPARCL = {

@@ -5,13 +5,15 @@ data sets in :mod:`sparseclust.datasets`, metrics in :mod:`sparseclust.metrics`.
 Importing the package is light: no pyplot, no statsmodels.api.
 """
 
-from ._covariate import CovariateClusteringResult, covariate_clustering
-from ._craft import CraftResult, craft, craft_lambda
-from ._dendrogram import color_dendrogram
-from ._dpmeans import DPMeansResult, dpmeans, farthest_first_lambda
-from ._frame import ColumnTable, VariableSpec, build_table
-from ._hclust import SparseHClustResult, hclust_sparse_permute, sparse_hclust
-from ._kmeans import (
+from ._covariate.front import CovariateClusteringResult, covariate_clustering
+from ._craft.front import CraftResult, craft, craft_lambda
+from ._craft.variants import DPRFResult, EntropyResult, dp_rf, entropy_clustering
+from ._data.table import ColumnTable, VariableSpec, build_table
+from ._dpmeans.front import DPMeansResult, dpmeans, farthest_first_lambda
+from ._plot.dendrogram import color_dendrogram
+from ._results.summary import Summary
+from ._sparse.hclust import SparseHClustResult, hclust_sparse_permute, sparse_hclust
+from ._sparse.kmeans import (
     SparseKMeansPath,
     SparseKMeansResult,
     kmeans_sparse_permute,
@@ -19,9 +21,7 @@ from ._kmeans import (
     sparse_kmeans_path,
     sparse_weights,
 )
-from ._permute import PermuteResult
-from ._summary import Summary
-from ._variants import DPRFResult, EntropyResult, dp_rf, entropy_clustering
+from ._sparse.permute import PermuteResult
 from .exceptions import (
     CalibrationWarning,
     ConvergenceWarning,

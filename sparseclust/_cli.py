@@ -396,7 +396,7 @@ def _load(args: argparse.Namespace) -> tuple[Any, Any]:
     if args.formula:
         if label is not None:
             # --label is excluded from clustering: a formula must not use it (as '~ .' would).
-            from ._formula import evaluate_formula
+            from ._data.formula import evaluate_formula
 
             if label in evaluate_formula(args.formula, df).variables.columns:
                 name = label if label.isidentifier() else f'Q("{label}")'
@@ -450,7 +450,7 @@ def _report_warnings(caught: list, sub: argparse.ArgumentParser) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status (0 ok, 2 usage or data error)."""
-    from ._format import call_context
+    from ._results.format import call_context
 
     parser = _parser()
     args = parser.parse_args(argv)

@@ -56,7 +56,7 @@ import pandas as pd
 from scipy.optimize import linear_sum_assignment
 from sklearn import metrics as _skm
 
-from sparseclust._typing import ArrayLike
+from sparseclust._data.typing import ArrayLike
 
 __all__ = [
     "adjusted_nmi",

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ._dendrogram import color_dendrogram, plot_dendrogram, plot_hclust
+from ._plot.dendrogram import color_dendrogram, plot_dendrogram, plot_hclust
 
 __all__ = [
     "color_dendrogram",
@@ -306,7 +306,7 @@ def plot_subspaces(
     ['cluster 1', 'cluster 2', 'cluster 0']
     >>> plt.close(fig)
     """
-    from ._validation import check_bool
+    from ._data.params import check_bool
 
     match = check_bool("match", match)
     if hasattr(selected, "selected") and not _is_frame(selected):
@@ -437,7 +437,7 @@ def plot_k_selection(table: Any, *, ax: Any = None, **kwargs: Any) -> Any:
         g = dict(zip(k, tab["gap"].to_numpy(dtype=float)))
         s = dict(zip(k, tab["sd_gap"].to_numpy(dtype=float)))
         if np.isfinite(g.get(1.0, np.nan)) and np.isfinite(g.get(2.0, np.nan)):
-            from ._craft import gap_choice  # the rule craft() applied
+            from ._craft.front import gap_choice  # the rule craft() applied
 
             one = gap_choice(
                 [1, 2], np.array([g[1.0], g[2.0]]), np.array([s[1.0], s[2.0]]), "Tibs2001SEmax"

@@ -59,7 +59,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._validation import as_rng, check_bool, check_choice, check_int, check_number
+from ._data.params import as_rng, check_bool, check_choice, check_int, check_number
 
 __all__ = [
     "DESIGNS",

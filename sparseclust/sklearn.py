@@ -35,10 +35,10 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, ClusterMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._covariate import covariate_clustering
-from ._craft import craft
-from ._hclust import default_wbound, sparse_hclust
-from ._kmeans import sparse_kmeans
+from ._covariate.front import covariate_clustering
+from ._craft.front import craft
+from ._sparse.hclust import default_wbound, sparse_hclust
+from ._sparse.kmeans import sparse_kmeans
 
 __all__ = ["CRAFT", "CovariateClustering", "SparseHierarchical", "SparseKMeans"]
 

@@ -15,7 +15,7 @@ import pytest
 from scipy import sparse
 from scipy.optimize import check_grad, minimize
 
-from sparseclust import _covariate_core as cc
+from sparseclust._covariate import core as cc
 from sparseclust.simulate import DESIGNS, CovariateSimulated, Simulated, covariate_sim
 
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from scipy import integrate, optimize
 
-from sparseclust._covariate_select import (
+from sparseclust._covariate.select import (
     DEFAULT_SIGMA_GRID,
     _map_objective,
     _prepare_convex,

@@ -24,7 +24,7 @@ import pandas as pd
 import pytest
 from scipy.optimize import linear_sum_assignment
 
-import sparseclust._craft_core as core
+import sparseclust._craft.core as core
 from sparseclust import (
     CalibrationWarning,
     ConvergenceWarning,
@@ -33,7 +33,7 @@ from sparseclust import (
     craft,
     craft_lambda,
 )
-from sparseclust._craft import default_rho, stability_choice
+from sparseclust._craft.front import default_rho, stability_choice
 from sparseclust.datasets import load_wine
 from sparseclust.metrics import ari, purity
 from sparseclust.plotting import plot_k_selection
@@ -777,8 +777,8 @@ def test_stability_method_finds_no_clusters_in_independent_columns():
 def test_subsample_fit_assigns_its_own_rows_its_own_labels():
     """The stability criterion's building block: a fit on a subsample, every row
     assigned by the fit's cost, gives the subsample's rows the labels of the fit."""
-    from sparseclust._craft import _calibrated_runs, _choose, _prepare, _subsample_labels
-    from sparseclust._frame import build_table
+    from sparseclust._craft.front import _calibrated_runs, _choose, _prepare, _subsample_labels
+    from sparseclust._data.table import build_table
 
     sim = craft_fig2c(rng=2)
     d = _prepare(build_table(sim.data, min_rows=2), True, 0.01).data

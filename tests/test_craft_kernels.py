@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import sparseclust._craft_core as core
+import sparseclust._craft.core as core
 from sparseclust import craft
 
 ALPHA = 0.01

@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sparseclust import _craft_core as core
 from sparseclust import craft, dpmeans, kmeans_sparse_permute, sparse_kmeans
+from sparseclust._craft import core as core
 from sparseclust.exceptions import ConvergenceWarning
 from sparseclust.metrics import purity
 
@@ -242,8 +242,8 @@ def test_unseen_level_in_a_later_partition_is_not_silently_recoded():
 def test_blocked_fit_is_independent_of_the_blocking():
     """The in-memory path itself: any row blocks, the same fit."""
     df = mixed_frame(5000, seed=9)
-    from sparseclust._craft import _prepare
-    from sparseclust._frame import build_table
+    from sparseclust._craft.front import _prepare
+    from sparseclust._data.table import build_table
 
     t = build_table(df, missing="native", missing_choices=("native",))
     d = _prepare(t, True, 0.01).data
@@ -426,8 +426,8 @@ def test_sparse_kmeans_repeated_rows_across_partitions():
 def test_blocked_lloyd_pieces_are_independent_of_the_blocking():
     """Distinct rows, the batched multi-start (with empty clusters re-seeded at the
     farthest rows) and exact Lloyd over arbitrary blocks, against one block."""
-    from sparseclust import _lloyd
-    from sparseclust._blocks import LocalBlocks
+    from sparseclust._engine.blocks import LocalBlocks
+    from sparseclust._sparse import lloyd as _lloyd
 
     rng = np.random.default_rng(11)
     x = np.round(rng.normal(size=(700, 3)), 1)
@@ -521,7 +521,7 @@ def test_distributed_equals_in_memory(frame, reference, client):
 
 
 def _store_size():
-    from sparseclust import _dask
+    from sparseclust._engine import dask as _dask
 
     return len(_dask._STORE)
 
@@ -562,7 +562,7 @@ def test_calibrated_restarts_together_equal_in_memory(frame, client):
 def test_restarts_together_batch_their_passes(frame, client, monkeypatch):
     """Restarts run together cost one call per worker and pass, not one per restart:
     far fewer round trips than the restarts' passes, and the fit is unchanged."""
-    from sparseclust import _dask
+    from sparseclust._engine import dask as _dask
 
     made = []
     init = _dask.FutureBlocks.__init__

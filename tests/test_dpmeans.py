@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import sparseclust._dpmeans as dpm
+import sparseclust._dpmeans.front as dpm
 from sparseclust import (
     CalibrationWarning,
     ConvergenceWarning,
@@ -27,7 +27,7 @@ from sparseclust import (
     dpmeans,
     farthest_first_lambda,
 )
-from sparseclust._dpmeans import dp_pass, dpmeans_core, farthest_first_core
+from sparseclust._dpmeans.front import dp_pass, dpmeans_core, farthest_first_core
 from sparseclust.datasets import load_dataset, load_wine
 from sparseclust.metrics import ari, purity
 

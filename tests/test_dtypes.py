@@ -1,4 +1,4 @@
-"""The detection table of ``sparseclust._dtypes`` (module docstring), through ``build_table``.
+"""The detection table of ``sparseclust._data.dtypes`` (module docstring), through ``build_table``.
 
 Expected values are written out by hand from the table: the kind, the reason, the
 levels (in order) and the numeric values (float64, NaN for missing).
@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from sparseclust import DataWarning, build_table
-from sparseclust._dtypes import (
+from sparseclust._data.dtypes import (
     detect_kind,
     encode_categorical,
     to_float,

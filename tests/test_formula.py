@@ -1,4 +1,4 @@
-"""Clustering formulas: ``sparseclust._formula`` through ``build_table``."""
+"""Clustering formulas: ``sparseclust._data.formula`` through ``build_table``."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 from sparseclust import DataWarning, FormulaError, build_table
-from sparseclust._formula import _term_name, evaluate_formula
-from sparseclust._frame import transform_like
+from sparseclust._data.formula import _term_name, evaluate_formula
+from sparseclust._data.table import transform_like
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from sparseclust import ColumnTable, DataWarning, build_table
-from sparseclust._frame import transform_like
+from sparseclust._data.table import transform_like
 
 NATIVE = {"missing": "native", "missing_choices": ("raise", "drop", "native")}
 

@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sparseclust._hartigan_wong import HWResult, hartigan_wong
-from sparseclust._lloyd import kmeans_multi_start, lloyd
+from sparseclust._sparse.hartigan_wong import HWResult, hartigan_wong
+from sparseclust._sparse.lloyd import kmeans_multi_start, lloyd
 
 REF = Path(__file__).parent / "r_reference"
 
@@ -241,7 +241,7 @@ PATHS = {
 
 @pytest.mark.parametrize("path", list(PATHS))
 def test_identical_to_plain_point_by_point_as136(path, monkeypatch):
-    import sparseclust._hartigan_wong as core
+    import sparseclust._sparse.hartigan_wong as core
 
     for name, value in PATHS[path].items():
         monkeypatch.setattr(core, name, value)
@@ -391,7 +391,7 @@ def test_invalid_input():
 @pytest.mark.parametrize("steps_per_point", [1, 2, 3])
 def test_quick_transfer_step_cap(steps_per_point, monkeypatch):
     # R stops a quick-transfer stage at 50 n steps (ifault 4); a lower cap makes it happen
-    import sparseclust._hartigan_wong as core
+    import sparseclust._sparse.hartigan_wong as core
 
     monkeypatch.setattr(core, "_QTRAN_STEPS", steps_per_point)
     rng = np.random.default_rng(4)
@@ -467,7 +467,7 @@ def test_product_distances_are_within_their_error_bounds(scale, offset):
     # arithmetic), in double and in single precision, down to float32's underflow
     from fractions import Fraction
 
-    from sparseclust._hartigan_wong import _Screen
+    from sparseclust._sparse.hartigan_wong import _Screen
 
     rng = np.random.default_rng(8)
     x = (rng.standard_normal((40, 80)) + offset) * scale
@@ -510,7 +510,7 @@ def test_product_distances_are_within_their_error_bounds(scale, offset):
 
 
 def test_cluster_sums_are_sequential_in_data_order():
-    from sparseclust._hartigan_wong import _seq_cluster_sums
+    from sparseclust._sparse.hartigan_wong import _seq_cluster_sums
 
     rng = np.random.default_rng(5)
     for p in (1, 2, 3, 17):

@@ -21,8 +21,8 @@ import pandas as pd
 import pytest
 from scipy.cluster.hierarchy import cut_tree, leaves_list, linkage
 
-from sparseclust._dendrogram import color_dendrogram, plot_dendrogram, plot_hclust
-from sparseclust._hclust import (
+from sparseclust._plot.dendrogram import color_dendrogram, plot_dendrogram, plot_hclust
+from sparseclust._sparse.hclust import (
     GramSquared,
     PairStream,
     SparseHClustResult,
@@ -35,7 +35,7 @@ from sparseclust._hclust import (
     r_order,
     sparse_hclust,
 )
-from sparseclust._permute import PermuteResult
+from sparseclust._sparse.permute import PermuteResult
 from sparseclust.exceptions import ConvergenceWarning
 
 
@@ -373,7 +373,7 @@ def r_ordered(Z: np.ndarray) -> np.ndarray:
 def test_centroid_heights_are_lance_williams_on_u():
     """R's centroid on u: merging i, j gives d(k, ij) = (d_ki + d_kj)/2 - d_ij/4 (sizes 1)."""
     d = np.array([1.0, 4.0, 9.0, 2.0, 6.0, 3.0])  # 4 observations
-    from sparseclust._hclust import tree_linkage
+    from sparseclust._sparse.hclust import tree_linkage
 
     Z = tree_linkage(d, "centroid")
     assert Z[0, 2] == pytest.approx(1.0)  # pair (0, 1)

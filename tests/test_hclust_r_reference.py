@@ -27,8 +27,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sparseclust._hclust import hclust_sparse_permute, sparse_hclust
-from sparseclust._permute import choose_wbound, gap_statistics, make_permute_result
+from sparseclust._sparse.hclust import hclust_sparse_permute, sparse_hclust
+from sparseclust._sparse.permute import choose_wbound, gap_statistics, make_permute_result
 from sparseclust.exceptions import ConvergenceWarning
 
 pytestmark = pytest.mark.r_reference

@@ -17,7 +17,7 @@ from sparseclust import (
     sparse_kmeans_path,
     sparse_weights,
 )
-from sparseclust._weights import between_ss, exact_threshold, project_weights
+from sparseclust._sparse.weights import between_ss, exact_threshold, project_weights
 from sparseclust.metrics import ari
 from sparseclust.simulate import sparse_motivating, sparse_sim
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.pandas import column, data_frames, range_indexes
 
 from sparseclust import DataWarning, build_table
-from sparseclust._frame import DROP_WARN_FRACTION
+from sparseclust._data.table import DROP_WARN_FRACTION
 
 SETTINGS = settings(
     max_examples=50,

@@ -105,7 +105,7 @@ def test_profiles_match_pandas(penguin_fit):
 def test_relabelling_invariance_of_profiles(penguin_fit):
     """Profiles are per cluster: permuting cluster ids permutes the columns only."""
     perm = {0: 2, 1: 0, 2: 1}
-    from sparseclust._results import cluster_profiles
+    from sparseclust._results.base import cluster_profiles
 
     relabelled = penguin_fit.labels.map(lambda v: perm[v] if pd.notna(v) else v).astype("Int64")
     a = cluster_profiles(penguin_fit.table, penguin_fit.labels)

@@ -14,8 +14,7 @@ import pandas as pd
 import pytest
 
 from sparseclust import DataWarning, FormulaError, build_table
-from sparseclust._frame import transform_like
-from sparseclust._validation import (
+from sparseclust._data.params import (
     as_rng,
     check_bool,
     check_choice,
@@ -25,6 +24,7 @@ from sparseclust._validation import (
     is_package_module,
     user_stacklevel,
 )
+from sparseclust._data.table import transform_like
 
 
 def esc(text: str) -> str:
@@ -184,7 +184,7 @@ class TestAsRng:
 
 def test_package_module_names():
     assert is_package_module("sparseclust")
-    assert is_package_module("sparseclust._frame")
+    assert is_package_module("sparseclust._data.table")
     # bug fixed: a user module whose name merely starts with "sparseclust" is the user's
     assert not is_package_module("sparseclust_analysis")
     assert not is_package_module("tests.test_validation")

@@ -128,7 +128,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.patches import Patch
 
-from sparseclust import _covariate_core as cc  # the solver behind covariate_clustering
+from sparseclust._covariate import core as cc  # the solver behind covariate_clustering
 
 try:
     with warnings.catch_warnings():

@@ -20,14 +20,14 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from . import _covariate_core as core
-from . import _covariate_select as sel
-from ._format import call_string, fmt
-from ._frame import VariableSpec, build_table, transform_like
-from ._parallel import run_parallel
-from ._summary import Summary
-from ._validation import as_rng, check_choice, check_int, check_number, user_stacklevel
-from .exceptions import CalibrationWarning, ConvergenceWarning
+from .._data.params import as_rng, check_choice, check_int, check_number, user_stacklevel
+from .._data.table import VariableSpec, build_table, transform_like
+from .._engine.parallel import run_parallel
+from .._results.format import call_string, fmt
+from .._results.summary import Summary
+from ..exceptions import CalibrationWarning, ConvergenceWarning
+from . import core as core
+from . import select as sel
 
 __all__ = ["CovariateClusteringResult", "covariate_clustering"]
 
@@ -223,7 +223,7 @@ class CovariateClusteringResult:
 
     def plot_path(self, **kwargs: Any) -> Any:
         """Number of clusters and log marginal likelihood along the path (selected marked)."""
-        from .plotting import plot_covariate_path
+        from ..plotting import plot_covariate_path
 
         return plot_covariate_path(self, **kwargs)
 
@@ -231,7 +231,7 @@ class CovariateClusteringResult:
 
     def plot_hierarchy(self, ax: Any = None, **kwargs: Any) -> Any:
         """The clustering hierarchy along the path, clusters coloured by associated class."""
-        from .plotting import plot_covariate_hierarchy
+        from ..plotting import plot_covariate_hierarchy
 
         return plot_covariate_hierarchy(self, ax=ax, **kwargs)
 

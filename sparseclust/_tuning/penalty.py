@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._validation import check_int, check_number, user_stacklevel
-from .exceptions import CalibrationWarning
+from .._data.params import check_int, check_number, user_stacklevel
+from ..exceptions import CalibrationWarning
 
 __all__ = ["Penalty", "calibrate_lambda", "resolve_penalty"]
 

@@ -29,7 +29,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._dtypes import (
+from ..exceptions import DataWarning, FormulaError
+from .dtypes import (
     ColumnInfo,
     densify,
     detect_kind,
@@ -37,9 +38,8 @@ from ._dtypes import (
     to_float,
     unsupported_reason,
 )
-from ._formula import evaluate_formula, evaluate_terms
-from ._validation import check_choice, check_names, is_package_module, user_stacklevel
-from .exceptions import DataWarning, FormulaError
+from .formula import evaluate_formula, evaluate_terms
+from .params import check_choice, check_names, is_package_module, user_stacklevel
 
 __all__ = ["ColumnTable", "VariableSpec", "build_table", "transform_like"]
 
@@ -708,7 +708,7 @@ def _formula_inputs(codes: dict[str, str], data: pd.DataFrame) -> tuple[str, ...
 
 
 def _drop_hint(cols: list[str], formula: bool) -> str:
-    from ._formula import _quote
+    from .formula import _quote
 
     minus = " ".join(f"- {_quote(c)}" for c in cols)
     if formula:

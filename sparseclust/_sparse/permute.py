@@ -1,7 +1,7 @@
 """Permutation (gap) tuning of the L1 bound: the shared statistics and result.
 
-``kmeans_sparse_permute`` (in :mod:`sparseclust._kmeans`) and
-``hclust_sparse_permute`` (in :mod:`sparseclust._hclust`) compute the objective on the
+``kmeans_sparse_permute`` (in :mod:`sparseclust._sparse.kmeans`) and
+``hclust_sparse_permute`` (in :mod:`sparseclust._sparse.hclust`) compute the objective on the
 data, ``O(s)``, and on ``nperms`` permuted data sets, ``O*(s)``, for every bound ``s``;
 this module turns them into the gap table and the choice of ``s`` and holds the result.
 
@@ -20,8 +20,8 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from ._format import fmt
-from ._summary import Summary
+from .._results.format import fmt
+from .._results.summary import Summary
 
 __all__ = ["PermuteResult", "choose_wbound", "gap_statistics"]
 
@@ -187,7 +187,7 @@ class PermuteResult:
 
     def plot(self, ax: Any = None, **kwargs: Any) -> Any:
         """Gap against the number of non-zero weights (log x axis), as sparcl's plot."""
-        from .plotting import plot_gap
+        from ..plotting import plot_gap
 
         return plot_gap(self, ax=ax, **kwargs)
 

@@ -13,19 +13,26 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from ._blocks import LocalBlocks
-from ._dask import route_backend
-from ._format import call_string, fmt
-from ._frame import empty_table, read_numeric, transform_like
-from ._kmeans_core import initial_blocks, sparse_kmeans_blocks
-from ._lloyd import cluster_means, drop_states, fetch_rows, local_labels, one_block, partial_sqdist
-from ._parallel import run_parallel
-from ._permute import RULES, PermuteResult, make_permute_result
-from ._results import ClusterResult, labels_series
-from ._threads import single_blas_thread
-from ._validation import as_rng, check_bool, check_choice, check_int, check_number, user_stacklevel
-from ._weights import WEIGHT_MODES, between_ss, project_weights
-from .exceptions import ConvergenceWarning
+from .._data.params import (
+    as_rng,
+    check_bool,
+    check_choice,
+    check_int,
+    check_number,
+    user_stacklevel,
+)
+from .._data.table import empty_table, read_numeric, transform_like
+from .._engine.blocks import LocalBlocks
+from .._engine.dask import route_backend
+from .._engine.parallel import run_parallel
+from .._engine.threads import single_blas_thread
+from .._results.base import ClusterResult, labels_series
+from .._results.format import call_string, fmt
+from ..exceptions import ConvergenceWarning
+from .kmeans_core import initial_blocks, sparse_kmeans_blocks
+from .lloyd import cluster_means, drop_states, fetch_rows, local_labels, one_block, partial_sqdist
+from .permute import RULES, PermuteResult, make_permute_result
+from .weights import WEIGHT_MODES, between_ss, project_weights
 
 __all__ = [
     "SparseKMeansPath",
@@ -207,13 +214,13 @@ class SparseKMeansResult(ClusterResult):
 
     def plot_weights(self, ax: Any = None, **kwargs: Any) -> Any:
         """Weights against feature index, selected features labelled."""
-        from . import plotting
+        from .. import plotting
 
         return plotting.plot_weights(self, ax=ax, **kwargs)
 
     def plot_clusters(self, ax: Any = None, **kwargs: Any) -> Any:
         """The rows on the two selected features with the largest weights, coloured by cluster."""
-        from . import plotting
+        from .. import plotting
 
         return plotting.plot_feature_pair(self, ax=ax, **kwargs)
 
@@ -274,13 +281,13 @@ class SparseKMeansPath:
 
     def summary(self) -> Any:
         """The path table."""
-        from ._summary import Summary
+        from .._results.summary import Summary
 
         return Summary(title="Sparse k-means path", call=self.call, tables={"path": self.table})
 
     def plot(self, **kwargs: Any) -> Any:
         """Weights against feature index, one panel per bound (sparcl's plot)."""
-        from . import plotting
+        from .. import plotting
 
         return plotting.plot_weights_path(self, **kwargs)
 
@@ -317,7 +324,7 @@ def _read_blocks(x, data, numeric, categorical, missing, scale, lazy) -> tuple:
     if not lazy:
         table, X, sc = _read(x, data, numeric, categorical, missing, scale, 2)
         return table, one_block(X), sc, None
-    from ._dask import prepare_dask_numeric
+    from .._engine.dask import prepare_dask_numeric
 
     prep = prepare_dask_numeric(
         x, data, categorical=categorical, numeric=numeric, missing=missing, scale=scale
@@ -438,7 +445,7 @@ def _result(out, *, table, ex, k, wbound, mode, algorithm, call, params, scale, 
     if prep is None:
         labels = labels_series(table, out["labels"])
     else:
-        from ._dask import labels_dask
+        from .._engine.dask import labels_dask
 
         here = isinstance(ex, LocalBlocks)  # no distributed client: the labels are here
         labels = labels_dask(prep, {**out, "states": None} if here else out, key=None)

@@ -1,11 +1,11 @@
 """Dask backend: the CRAFT kernels over the partitions of a Dask DataFrame.
 
 The data are read partition by partition with the variable spec of the in-memory
-front (:func:`~sparseclust._frame.transform_like`), after one pass that fixes the
+front (:func:`~sparseclust._data.table.transform_like`), after one pass that fixes the
 levels of every categorical variable for all partitions (a column's levels: its
 pandas categories when they are known, else its observed values sorted as the
 in-memory front sorts them). The prepared blocks are persisted once; every later
-pass maps a kernel of :mod:`sparseclust._craft_core` over them and reduces the
+pass maps a kernel of :mod:`sparseclust._craft.core` over them and reduces the
 small results on the driver, in partition order. With a ``distributed.Client``
 active the blocks and their per-pass states stay on the workers (futures);
 otherwise the partitions are computed into this process and the in-memory
@@ -24,13 +24,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import _craft_core as core
-from ._blocks import BLOCK_ROWS, LocalBlocks, block_bounds, call_on_sample
-from ._dtypes import _sorted_levels, densify
-from ._frame import VariableSpec, build_table, is_dask_collection, transform_like
-from ._threads import single_blas_thread
-from ._validation import user_stacklevel
-from .exceptions import PerformanceWarning
+from .._craft import core as core
+from .._data.dtypes import _sorted_levels, densify
+from .._data.params import user_stacklevel
+from .._data.table import VariableSpec, build_table, is_dask_collection, transform_like
+from ..exceptions import PerformanceWarning
+from .blocks import BLOCK_ROWS, LocalBlocks, block_bounds, call_on_sample
+from .threads import single_blas_thread
 
 #: Data of at most this many cells (rows x columns) on a cluster draw a
 #: :class:`~sparseclust.exceptions.PerformanceWarning`: they fit in memory (40 MB as
@@ -368,7 +368,7 @@ def _part_levels(part: pd.DataFrame, spec: VariableSpec) -> dict[str, list]:
 def _evaluated(part: pd.DataFrame, spec: VariableSpec) -> pd.DataFrame:
     if spec.formula is None:
         return part.set_axis([str(c) for c in part.columns], axis=1)
-    from ._formula import evaluate_terms
+    from .._data.formula import evaluate_terms
 
     cols, _, _ = evaluate_terms(
         spec.codes or {}, part, eval_env=spec.eval_env, formula=spec.formula, what="data"
@@ -631,7 +631,7 @@ def prepare_dask(
     """Read a Dask DataFrame into persisted CRAFT blocks.
 
     Returns ``spec`` (the variable spec, levels fixed over all partitions), ``data``
-    (a :class:`~sparseclust._craft_core.Blocked`), ``center`` / ``scale``,
+    (a :class:`~sparseclust._craft.core.Blocked`), ``center`` / ``scale``,
     ``index`` / ``dropped`` per partition, ``sizes``.
     """
     rd = read_dask(x, data, categorical=categorical, numeric=numeric, missing=missing)
@@ -703,7 +703,7 @@ def prepare_dask_dp(
     x: Any, data: Any, *, categorical: Any, numeric: Any, missing: str, scale: bool
 ) -> dict[str, Any]:
     """Read a Dask DataFrame into persisted DP-means design blocks (one per partition)."""
-    from ._dpmeans import DPBlocks
+    from .._dpmeans.front import DPBlocks
 
     rd = read_dask(
         x, data, categorical=categorical, numeric=numeric, missing=missing, allow_constant=True

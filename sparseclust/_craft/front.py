@@ -11,14 +11,7 @@ import numpy as np
 import pandas as pd
 from sklearn.metrics import adjusted_rand_score
 
-from . import _craft_core as core
-from ._dask import route_backend
-from ._format import call_string, fmt
-from ._frame import ColumnTable, build_table, empty_table, transform_like
-from ._lambda import calibrate_lambda, resolve_penalty
-from ._parallel import run_parallel
-from ._results import ClusterResult, labels_series
-from ._validation import (
+from .._data.params import (
     as_rng,
     check_bool,
     check_choice,
@@ -26,7 +19,14 @@ from ._validation import (
     check_number,
     user_stacklevel,
 )
-from .exceptions import CalibrationWarning, ConvergenceWarning
+from .._data.table import ColumnTable, build_table, empty_table, transform_like
+from .._engine.dask import route_backend
+from .._engine.parallel import run_parallel
+from .._results.base import ClusterResult, labels_series
+from .._results.format import call_string, fmt
+from .._tuning.penalty import calibrate_lambda, resolve_penalty
+from ..exceptions import CalibrationWarning, ConvergenceWarning
+from . import core as core
 
 __all__ = ["CraftResult", "craft", "craft_lambda"]
 
@@ -461,19 +461,19 @@ class CraftResult(ClusterResult):
 
     def plot_subspaces(self, truth: pd.DataFrame | None = None, **kwargs: Any) -> Any:
         """The clusters x features selection matrix (paper Figs. 2-4), beside ``truth`` if given."""
-        from . import plotting
+        from .. import plotting
 
         return plotting.plot_subspaces(self.selected, truth, **kwargs)
 
     def plot_profiles(self, ax: Any = None, **kwargs: Any) -> Any:
         """Heatmap of the cluster profiles."""
-        from . import plotting
+        from .. import plotting
 
         return plotting.plot_profiles(self, ax=ax, **kwargs)
 
     def plot_objective(self, ax: Any = None, **kwargs: Any) -> Any:
         """The objective after each pass."""
-        from . import plotting
+        from .. import plotting
 
         return plotting.plot_objective(self, ax=ax, **kwargs)
 
@@ -484,7 +484,7 @@ class CraftResult(ClusterResult):
                 "the number of clusters was not chosen automatically "
                 "(call craft() without k= and lam= to get the criterion curve)."
             )
-        from . import plotting
+        from .. import plotting
 
         return plotting.plot_k_selection(self.k_selection, ax=ax, **kwargs)
 
@@ -786,7 +786,7 @@ def craft(
     x, data, lazy = route_backend(x, data, backend)
     dask_prep = None
     if lazy:
-        from ._dask import prepare_dask
+        from .._engine.dask import prepare_dask
 
         check_choice("missing", missing, ["native", "drop", "raise"])
         dask_prep = prepare_dask(
@@ -870,7 +870,7 @@ def craft(
         pen.method == "auto" or (pen.method == "calibrate" and calibrate == "sample")
     )
     if sampled:
-        from ._dask import sample_data
+        from .._engine.dask import sample_data
 
         sample = sample_data(dask_prep, sample_rows, np.random.default_rng(seeds[0]))
         prep_s = _Prepared(table, sample, prep.center, prep.scale)
@@ -1004,7 +1004,7 @@ def _restart_at(d, settings, k, seed, lam) -> dict:
 
 def _seeded_run(d, settings, k, seed) -> dict:
     """A run at ``k`` clusters: seeded k-means++-style under the CRAFT cost, then CAF
-    passes without the new-cluster rule (:func:`~sparseclust._craft_core.seeded_fit`);
+    passes without the new-cluster rule (:func:`~sparseclust._craft.core.seeded_fit`);
     its lambda is the smallest (>= 0) at which it is a fixed point of Algorithm 1."""
     out = core.seeded_fit(d, k, rng=np.random.default_rng(seed), with_nll=True, **settings)
     out["kind"] = "seeded"
@@ -1387,7 +1387,7 @@ def _result(
     del P
     lazy_counts = None
     if dask_prep is not None:
-        from ._dask import labels_dask
+        from .._engine.dask import labels_dask
 
         labels = labels_dask(dask_prep, best)
         sizes = pd.Series(best["sizes"].astype(np.int64), index=idx, name="size")

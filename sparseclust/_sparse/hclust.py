@@ -41,15 +41,15 @@ import pandas as pd
 from scipy.cluster.hierarchy import linkage as scipy_linkage
 from scipy.spatial.distance import pdist, squareform
 
-from ._format import call_string, fmt
-from ._frame import ColumnTable, read_numeric
-from ._parallel import run_parallel
-from ._permute import RULES, PermuteResult, make_permute_result
-from ._results import ClusterResult, labels_series
-from ._summary import Summary
-from ._validation import as_rng, check_bool, check_choice, check_int, user_stacklevel
-from ._weights import WEIGHT_MODES, project_weights
-from .exceptions import ConvergenceWarning
+from .._data.params import as_rng, check_bool, check_choice, check_int, user_stacklevel
+from .._data.table import ColumnTable, read_numeric
+from .._engine.parallel import run_parallel
+from .._results.base import ClusterResult, labels_series
+from .._results.format import call_string, fmt
+from .._results.summary import Summary
+from ..exceptions import ConvergenceWarning
+from .permute import RULES, PermuteResult, make_permute_result
+from .weights import WEIGHT_MODES, project_weights
 
 __all__ = [
     "GramSquared",
@@ -549,7 +549,7 @@ def get_uw(
 
     From ``w = 1``: ``u <- D w`` (minus its projection on ``uorth``, a unit condensed
     vector), normalised; ``w <- projection of max(u'D, 0)`` (``mode`` "exact" or
-    "sparcl", see :func:`~sparseclust._weights.project_weights`); until the relative
+    "sparcl", see :func:`~sparseclust._sparse.weights.project_weights`); until the relative
     L1 change of ``w`` is ``<= 1e-4`` or ``niter`` updates were made. Then ``u`` is
     recomputed from the final ``w`` and ``crit = u'(D w)``. Returns ``w``, ``u``
     (unit norm, condensed, not yet divided by sqrt 2), ``crit``, ``n_iter``,
@@ -930,19 +930,19 @@ class SparseHClustResult(ClusterResult):
     # ------------------------------------------------------------------- plots
     def plot(self, **kwargs: Any) -> Any:
         """sparcl's two panels: the dendrogram (left) and weights vs feature index (right)."""
-        from ._dendrogram import plot_hclust
+        from .._plot.dendrogram import plot_hclust
 
         return plot_hclust(self, **kwargs)
 
     def plot_weights(self, ax: Any = None, **kwargs: Any) -> Any:
         """Weights against feature index."""
-        from ._dendrogram import plot_weights_index
+        from .._plot.dendrogram import plot_weights_index
 
         return plot_weights_index(self, ax=ax, **kwargs)
 
     def plot_dendrogram(self, y: Any = None, ax: Any = None, **kwargs: Any) -> Any:
         """The dendrogram; with ``y`` the leaves are coloured by it (``color_dendrogram``)."""
-        from ._dendrogram import plot_dendrogram
+        from .._plot.dendrogram import plot_dendrogram
 
         return plot_dendrogram(self, y=y, ax=ax, **kwargs)
 

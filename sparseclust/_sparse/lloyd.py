@@ -23,8 +23,10 @@ from typing import Any
 
 import numpy as np
 
-from ._blocks import LocalBlocks
-from ._hartigan_wong import (
+from .._data.params import as_rng
+from .._engine.blocks import LocalBlocks
+from .._engine.threads import single_blas_thread
+from .hartigan_wong import (
     HWResult,
     _as_centers,
     _as_data,
@@ -39,8 +41,6 @@ from ._hartigan_wong import (
     _wss,
     hartigan_wong,
 )
-from ._threads import single_blas_thread
-from ._validation import as_rng
 
 __all__ = [
     "kmeans_multi_start",

@@ -49,9 +49,9 @@ from scipy.optimize import minimize
 from scipy.sparse.csgraph import connected_components, minimum_spanning_tree
 from scipy.sparse.linalg import splu
 
-from ._threads import _controller, single_blas_thread
-from ._validation import as_rng, check_choice, check_int, check_number, user_stacklevel
-from .exceptions import ConvergenceWarning
+from .._data.params import as_rng, check_choice, check_int, check_number, user_stacklevel
+from .._engine.threads import _controller, single_blas_thread
+from ..exceptions import ConvergenceWarning
 
 __all__ = [
     "DEFAULT_SIGMA_GRID",

@@ -16,9 +16,9 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
-from ._format import fmt, fmt_list
-from ._frame import ColumnTable, VariableSpec
-from ._summary import Summary
+from .._data.table import ColumnTable, VariableSpec
+from .format import fmt, fmt_list
+from .summary import Summary
 
 __all__ = ["ClusterResult", "cluster_profiles"]
 

@@ -14,15 +14,15 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from ._blocks import LocalBlocks, call_on_row, call_on_sample
-from ._dask import route_backend
-from ._format import call_string, fmt
-from ._frame import ColumnTable, build_table, transform_like
-from ._lambda import calibrate_lambda, resolve_penalty
-from ._results import ClusterResult, labels_series
-from ._threads import single_blas_thread
-from ._validation import as_rng, check_bool, check_choice, check_int, user_stacklevel
-from .exceptions import CalibrationWarning, ConvergenceWarning
+from .._data.params import as_rng, check_bool, check_choice, check_int, user_stacklevel
+from .._data.table import ColumnTable, build_table, transform_like
+from .._engine.blocks import LocalBlocks, call_on_row, call_on_sample
+from .._engine.dask import route_backend
+from .._engine.threads import single_blas_thread
+from .._results.base import ClusterResult, labels_series
+from .._results.format import call_string, fmt
+from .._tuning.penalty import calibrate_lambda, resolve_penalty
+from ..exceptions import CalibrationWarning, ConvergenceWarning
 
 __all__ = ["DPMeansResult", "dpmeans", "farthest_first_lambda"]
 
@@ -130,7 +130,7 @@ def dp_pass(
 
 
 class DPBlocks:
-    """A DP-means design matrix as row blocks on an executor (see :mod:`sparseclust._blocks`).
+    """A DP-means design matrix as row blocks on an executor (see :mod:`sparseclust._engine.blocks`).
 
     In memory the whole matrix is one block; the Dask backend holds one block per
     partition on the workers. Both run the kernels below.
@@ -513,13 +513,13 @@ class DPMeansResult(ClusterResult):
 
     def plot(self, ax: Any = None, **kwargs: Any) -> Any:
         """2-D projection (first two principal components) of the data coloured by cluster."""
-        from . import plotting
+        from .. import plotting
 
         return plotting.plot_clusters(self, ax=ax, **kwargs)
 
     def plot_objective(self, ax: Any = None, **kwargs: Any) -> Any:
         """The objective after each pass."""
-        from . import plotting
+        from .. import plotting
 
         return plotting.plot_objective(self, ax=ax, **kwargs)
 
@@ -618,7 +618,7 @@ def dpmeans(
     ----------
     x : DataFrame, 2-D array or formula string
         The data, or a formula such as ``"~ . - class"`` with ``data=``.
-        Types are detected automatically (see :mod:`sparseclust._dtypes`):
+        Types are detected automatically (see :mod:`sparseclust._data.dtypes`):
         categorical variables enter as full one-hot indicators.
     data : DataFrame, optional
         The data for a formula.
@@ -696,7 +696,7 @@ def dpmeans(
     x, data, lazy = route_backend(x, data, backend)
     dask_prep = None
     if lazy:
-        from ._dask import prepare_dask_dp
+        from .._engine.dask import prepare_dask_dp
 
         check_choice("missing", missing, ["raise", "drop"])
         dask_prep = prepare_dask_dp(
@@ -778,7 +778,7 @@ def dpmeans(
     )
     lazy_counts = None
     if lazy:
-        from ._dask import labels_dask
+        from .._engine.dask import labels_dask
 
         labels = labels_dask(dask_prep, out)
         sizes = pd.Series(out["sizes"].astype(np.int64), index=centers.index, name="size")

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._lloyd import between_ss_blocks, column_totals_blocks, one_block
+from .lloyd import between_ss_blocks, column_totals_blocks, one_block
 
 __all__ = [
     "between_ss",

@@ -30,9 +30,9 @@ from typing import Any
 
 import numpy as np
 
-from ._blocks import LocalBlocks
-from ._hartigan_wong import _as_centers, hartigan_wong
-from ._lloyd import (
+from .._engine.blocks import LocalBlocks
+from .hartigan_wong import _as_centers, hartigan_wong
+from .lloyd import (
     View,
     _add,
     _gather,
@@ -52,7 +52,7 @@ from ._lloyd import (
     one_block,
     partial_sqdist,
 )
-from ._weights import project_weights
+from .weights import project_weights
 
 __all__ = ["initial_labels", "partial_sqdist", "sparse_kmeans_fit", "update_labels"]
 

@@ -86,7 +86,7 @@ from scipy.optimize import minimize
 from scipy.sparse.csgraph import connected_components
 from scipy.sparse.linalg import splu
 
-from ._threads import single_blas_thread
+from .._engine.threads import single_blas_thread
 
 __all__ = [
     "AdmmResult",

@@ -1,7 +1,7 @@
 """Row blocks and where they live: one map/reduce interface for the iterative cores.
 
 A core written against :class:`LocalBlocks` runs unchanged on a Dask cluster
-(:class:`sparseclust._dask.FutureBlocks`): the data are a sequence of row blocks,
+(:class:`sparseclust._engine.dask.FutureBlocks`): the data are a sequence of row blocks,
 each block keeps a small *state* next to it (its rows' labels, per-pass caches), and
 the driver calls ``map(kernel, states, *args)``: ``kernel(block, offset, state,
 *args) -> (new_state, result)`` runs on every block, new states stay with the

@@ -1,6 +1,6 @@
 """Degenerate cases of CRAFT: entropy clustering of binary data and DP-RF.
 
-Both run the CRAFT loop of :mod:`sparseclust._craft_core` (Algorithm 1 with the
+Both run the CRAFT loop of :mod:`sparseclust._craft.core` (Algorithm 1 with the
 CAF assignment pass) with switches, never a second implementation of it:
 
 * :func:`entropy_clustering` -- supplementary section 6.2, Algorithm 3 (binary data,
@@ -22,8 +22,13 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from . import _craft_core as core
-from ._craft import (
+from .._data.dtypes import ColumnInfo
+from .._data.params import as_rng, check_bool, check_int, check_number
+from .._data.table import ColumnTable, VariableSpec, build_table
+from .._results.format import call_string, fmt
+from .._tuning.penalty import resolve_penalty
+from . import core as core
+from .front import (
     CraftResult,
     _check_m_rho,
     _conclude,
@@ -32,11 +37,6 @@ from ._craft import (
     _Prepared,
     _singleton_selection,
 )
-from ._dtypes import ColumnInfo
-from ._format import call_string, fmt
-from ._frame import ColumnTable, VariableSpec, build_table
-from ._lambda import resolve_penalty
-from ._validation import as_rng, check_bool, check_int, check_number
 
 __all__ = ["DPRFResult", "EntropyResult", "dp_rf", "entropy_clustering"]
 
@@ -248,7 +248,7 @@ def squared_error(d: core.CraftData, st: core.State, labels: np.ndarray) -> floa
     from the cluster mean (selected columns) or the overall mean (unselected ones).
 
     The Gaussian negative log-likelihood with every sigma = 1/sqrt(2), up to a
-    constant: the DP-RF analogue of :func:`~sparseclust._craft_core.neg_loglik`.
+    constant: the DP-RF analogue of :func:`~sparseclust._craft.core.neg_loglik`.
     """
     total = 0.0
     for s in range(0, d.n, 8192):

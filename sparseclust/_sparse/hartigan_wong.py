@@ -85,7 +85,7 @@ from typing import Any
 
 import numpy as np
 
-from ._threads import single_blas_thread
+from .._engine.threads import single_blas_thread
 
 __all__ = ["HWResult", "hartigan_wong"]
 

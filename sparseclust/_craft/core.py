@@ -1,6 +1,6 @@
 """CRAFT core (Garg, Rudin & Jaakkola, AISTATS 2016): Algorithm 1 + CAF on arrays.
 
-Everything here works on the typed arrays of a :class:`~sparseclust._frame.ColumnTable`
+Everything here works on the typed arrays of a :class:`~sparseclust._data.table.ColumnTable`
 (numeric block with NaN for missing cells, categorical integer codes with ``-1``);
 :func:`sparseclust.craft` is the public front. Costs for all points and clusters are
 computed piece by piece of rows: matrix products for the numeric part, per-level
@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 from scipy import sparse
 
-from ._blocks import BLOCK_ROWS, LocalBlocks, block_bounds, call_on_row
-from ._threads import single_blas_thread
+from .._engine.blocks import BLOCK_ROWS, LocalBlocks, block_bounds, call_on_row
+from .._engine.threads import single_blas_thread
 
 __all__ = ["Blocked", "CraftData", "as_blocked", "craft_constants", "craft_fit", "prepare"]
 
@@ -728,7 +728,7 @@ def category_scores(data: CraftData, st: State) -> np.ndarray:
 
 # ------------------------------------------------------------------- row blocks
 class Blocked:
-    """A data set as row blocks on an executor (:mod:`sparseclust._blocks`).
+    """A data set as row blocks on an executor (:mod:`sparseclust._engine.blocks`).
 
     ``header`` carries the global statistics (column means and sds, global level
     shares, level layout, ``n`` = all rows); every block is a :class:`CraftData` of

@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .exceptions import FormulaError
+from ..exceptions import FormulaError
 
 __all__ = ["C", "I", "N", "ParsedFormula", "evaluate_formula", "evaluate_terms"]
 
