@@ -380,7 +380,8 @@ def plot_k_selection(table: Any, *, ax: Any = None, **kwargs: Any) -> Any:
         ``craft(k_method="stability")`` stores), columns ``k``, ``stability`` and
         ``sd_stability`` (the mean adjusted Rand index over subsample pairs +/- one sd,
         drawn where defined, K >= 2) and optionally ``gap`` / ``sd_gap`` at K = 1 and
-        2 (the test of K = 1 against K = 2, stated in the legend). An optional
+        2 (the test of K = 1 against K = 2, stated in the legend with the verdict the
+        fit stored in ``table.attrs["gap_test"]``). An optional
         boolean ``chosen`` marks the selected K (a red circle; a chosen K = 1 in a
         stability table, which has no stability, as a dashed red line).
     ax : Axes, optional
@@ -436,13 +437,8 @@ def plot_k_selection(table: Any, *, ax: Any = None, **kwargs: Any) -> Any:
     if stability and {"gap", "sd_gap"} <= set(tab.columns):
         g = dict(zip(k, tab["gap"].to_numpy(dtype=float)))
         s = dict(zip(k, tab["sd_gap"].to_numpy(dtype=float)))
-        if np.isfinite(g.get(1.0, np.nan)) and np.isfinite(g.get(2.0, np.nan)):
-            from ._craft.front import gap_choice  # the rule craft() applied
-
-            one = gap_choice(
-                [1, 2], np.array([g[1.0], g[2.0]]), np.array([s[1.0], s[2.0]]), "Tibs2001SEmax"
-            )
-            verdict = "K = 1" if one == 1 else "K > 1"
+        verdict = table.attrs.get("gap_test")  # stored by the fit that applied the rule
+        if verdict and np.isfinite(g.get(1.0, np.nan)) and np.isfinite(g.get(2.0, np.nan)):
             ax.plot(
                 [],
                 [],

@@ -772,6 +772,14 @@ def test_stability_method_finds_no_clusters_in_independent_columns():
     (line,) = [ln for ln in ax.get_lines() if ln.get_label() == "chosen K = 1"]
     assert line.get_xdata()[0] == 1 and line.get_linestyle() == "--"
     assert ax.get_xlim()[0] < 1
+    # the legend states the verdict the fit stored, not one the plot re-derives
+    assert tab.attrs["gap_test"] == "K = 1"
+    labels = [ln.get_label() for ln in ax.get_lines()]
+    assert any(lb.startswith("gap test:") and lb.endswith("-> K = 1") for lb in labels)
+    bare = tab.copy()
+    bare.attrs = {}
+    plain = [ln.get_label() for ln in plot_k_selection(bare).get_lines()]
+    assert not any(lb.startswith("gap test:") for lb in plain)
 
 
 def test_subsample_fit_assigns_its_own_rows_its_own_labels():

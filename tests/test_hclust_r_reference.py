@@ -28,7 +28,8 @@ import pandas as pd
 import pytest
 
 from sparseclust._sparse.hclust import hclust_sparse_permute, sparse_hclust
-from sparseclust._sparse.permute import choose_wbound, gap_statistics, make_permute_result
+from sparseclust._sparse.permute import make_permute_result
+from sparseclust._tuning.gap import choose_by_gap, gap_statistics
 from sparseclust.exceptions import ConvergenceWarning
 
 pytestmark = pytest.mark.r_reference
@@ -257,8 +258,8 @@ class TestPermute:
         np.testing.assert_allclose(gaps, o["gaps"], rtol=1e-9)
         np.testing.assert_allclose(sds, o["sdgaps"], rtol=1e-9)
         wb = np.asarray(o["wbounds"])
-        assert wb[choose_wbound(wb, gaps, sds, "max")] == o["bestw"]
-        assert wb[choose_wbound(wb, gaps, sds, "1se")] == o["one_sd_rule_wbound_NOT_sparcl"]
+        assert wb[choose_by_gap(wb, gaps, sds, "max")] == o["bestw"]
+        assert wb[choose_by_gap(wb, gaps, sds, "1se")] == o["one_sd_rule_wbound_NOT_sparcl"]
         res = make_permute_result(
             wbounds=wb,
             fits=[None] * len(wb),

@@ -17,7 +17,7 @@ import pytest
 
 from sparseclust import kmeans_sparse_permute, sparse_kmeans, sparse_kmeans_path, sparse_weights
 from sparseclust._sparse.kmeans_core import sparse_kmeans_fit, update_labels
-from sparseclust._sparse.permute import choose_wbound, gap_statistics
+from sparseclust._tuning.gap import choose_by_gap, gap_statistics
 from sparseclust._sparse.weights import between_ss, binary_search_sparcl, project_weights, soft
 from sparseclust.metrics import ari
 
@@ -203,8 +203,8 @@ def test_permute_arithmetic(case, rid):
     gaps, sds = gap_statistics(out["tots"], out["permtots"])
     np.testing.assert_allclose(gaps, out["gaps"], rtol=RTOL, atol=1e-14)
     np.testing.assert_allclose(sds, out["sdgaps"], rtol=RTOL, atol=1e-14)
-    assert wb[choose_wbound(wb, gaps, sds, "max")] == out["bestw"]
-    assert wb[choose_wbound(wb, gaps, sds, "1se")] == out["one_sd_rule_wbound_NOT_sparcl"]
+    assert wb[choose_by_gap(wb, gaps, sds, "max")] == out["bestw"]
+    assert wb[choose_by_gap(wb, gaps, sds, "1se")] == out["one_sd_rule_wbound_NOT_sparcl"]
 
 
 def test_permute_statistically_like_sparcl():

@@ -1,20 +1,37 @@
-"""Parameter checks for the public entry points.
+"""Parameter rules for the public entry points, declared once and checked in one place.
 
+Each public function declares its parameters' rules as data with :func:`rules`
+(``@rules(k=Int(min=2), init=Choice(("mean", "random")))``); the decorator checks
+every declared parameter before the body runs and hands it the normalised value.
 Every message names the parameter, gives the value received and the requirement,
-and ends with a fix. Methods call these helpers; they never build messages of
-their own for the checks below.
+and ends with a fix; the ``check_*`` helpers build them (rules that depend on other
+arguments or on the data, e.g. ``k <= n_obs``, are checked in the body with the same
+helpers). ``tests/test_params.py`` is generated from the declarations: it feeds every
+rule its :meth:`Rule.bad_values` through every function that declares it.
 """
 
 from __future__ import annotations
 
+import functools
 import inspect
 import numbers
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import numpy as np
 
+F = TypeVar("F", bound=Callable[..., Any])
+
 __all__ = [
+    "Choice",
+    "Columns",
+    "Flag",
+    "Int",
+    "Number",
+    "Rule",
+    "Seed",
+    "rules",
     "as_rng",
     "check_bool",
     "check_choice",
@@ -236,3 +253,202 @@ def user_stacklevel() -> int:
 def is_package_module(module_name: str) -> bool:
     """Whether ``module_name`` is sparseclust or one of its submodules (not ``sparseclust_x``)."""
     return module_name == "sparseclust" or module_name.startswith("sparseclust.")
+
+
+# ----------------------------------------------------------------- rules as data
+class Rule:
+    """One parameter's rule: :meth:`check` returns the value normalised or raises a
+    ``ValueError``/``TypeError`` that names the parameter, shows the value and says
+    what is accepted; :meth:`bad_values` gives values the rule must reject (the
+    generated test feeds them to every public function that declares the rule)."""
+
+    none: bool = False
+    also: tuple[str, ...] = ()
+
+    def check(self, name: str, value: Any) -> Any:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def bad_values(self) -> list[Any]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _special(self, value: Any) -> bool:
+        """``None`` or one of the accepted strings (``"auto"``...), passed through."""
+        return (value is None and self.none) or (isinstance(value, str) and value in self.also)
+
+    def _accepts(self) -> str:
+        extra = [repr(a) for a in self.also] + (["None"] if self.none else [])
+        return f" (or {', '.join(extra)})" if extra else ""
+
+
+@dataclass(frozen=True)
+class Int(Rule):
+    """An integer in ``[min, max]`` (a float with an integer value is accepted)."""
+
+    min: int | None = None
+    max: int | None = None
+    none: bool = False
+    also: tuple[str, ...] = ()
+
+    def check(self, name: str, value: Any) -> Any:
+        if self._special(value):
+            return value
+        try:
+            return check_int(name, value, min=self.min, max=self.max)
+        except (TypeError, ValueError) as err:
+            if not (self.none or self.also):
+                raise
+            raise type(err)(_with_alternatives(str(err), self._accepts())) from None
+
+    def bad_values(self) -> list[Any]:
+        bad: list[Any] = ["x", 1.5, True]
+        if self.min is not None:
+            bad.append(self.min - 1)
+        if self.max is not None:
+            bad.append(self.max + 1)
+        if not self.none:
+            bad.append(None)
+        return bad
+
+
+@dataclass(frozen=True)
+class Number(Rule):
+    """A finite real number in the stated range."""
+
+    min: float | None = None
+    max: float | None = None
+    min_inclusive: bool = True
+    max_inclusive: bool = True
+    none: bool = False
+    also: tuple[str, ...] = ()
+
+    def check(self, name: str, value: Any) -> Any:
+        if self._special(value):
+            return value
+        try:
+            return check_number(
+                name,
+                value,
+                min=self.min,
+                max=self.max,
+                min_inclusive=self.min_inclusive,
+                max_inclusive=self.max_inclusive,
+            )
+        except (TypeError, ValueError) as err:
+            if not (self.none or self.also):
+                raise
+            raise type(err)(_with_alternatives(str(err), self._accepts())) from None
+
+    def bad_values(self) -> list[Any]:
+        bad: list[Any] = ["x", float("nan"), float("inf"), [1.0]]
+        if self.min is not None:
+            bad.append(self.min - 1 if self.min_inclusive else self.min)
+        if self.max is not None:
+            bad.append(self.max + 1 if self.max_inclusive else self.max)
+        if not self.none:
+            bad.append(None)
+        return bad
+
+
+@dataclass(frozen=True)
+class Choice(Rule):
+    """One of the given strings."""
+
+    choices: tuple[str, ...] = ()
+    none: bool = False
+
+    def check(self, name: str, value: Any) -> Any:
+        if value is None and self.none:
+            return value
+        return check_choice(name, value, self.choices)
+
+    def bad_values(self) -> list[Any]:
+        return ["no-such-choice", 1] + ([] if self.none else [None])
+
+
+@dataclass(frozen=True)
+class Flag(Rule):
+    """``True`` or ``False``."""
+
+    def check(self, name: str, value: Any) -> bool:
+        return check_bool(name, value)
+
+    def bad_values(self) -> list[Any]:
+        return ["yes", 2, None]
+
+
+@dataclass(frozen=True)
+class Columns(Rule):
+    """``None``, one column name or a list of names (returned as a list of strings)."""
+
+    def check(self, name: str, value: Any) -> list[str] | None:
+        return check_names(name, value)
+
+    def bad_values(self) -> list[Any]:
+        return [3.5, [1.5], {"a": 1}]
+
+
+@dataclass(frozen=True)
+class Seed(Rule):
+    """``None``, a non-negative int seed, a SeedSequence or a Generator. Checked, and
+    passed on unchanged (the function draws from ``as_rng(value)``; the ``Call:``
+    line shows the seed the user gave)."""
+
+    def check(self, name: str, value: Any) -> Any:
+        as_rng(value)
+        return value
+
+    def bad_values(self) -> list[Any]:
+        return [-1, "seed", 1.5]
+
+
+def _with_alternatives(message: str, alternatives: str) -> str:
+    """``"k must be an integer >= 1; got k=0."`` -> ``"k must be an integer >= 1 (or
+    None); got k=0."``"""
+    head, sep, tail = message.partition("; got ")
+    return f"{head}{alternatives}{sep}{tail}" if sep else message + alternatives
+
+
+def rules(**declared: Rule) -> Callable[[F], F]:
+    """Declare a public function's parameter rules, checked in one place.
+
+    The decorated function receives every declared parameter already checked and
+    normalised (``k=3.0`` arrives as ``3``; a column list as a list of strings); its
+    signature, name and docstring are the function's own. The rules stay readable on
+    the function as ``__rules__`` (the generated test in ``tests/test_params.py``
+    feeds each one its bad values).
+
+    Examples
+    --------
+    >>> @rules(k=Int(min=2), init=Choice(("mean", "random")))
+    ... def fit(x, k, *, init="mean"):
+    ...     return k, init
+    >>> fit(None, 3.0)
+    (3, 'mean')
+    >>> fit(None, 1)
+    Traceback (most recent call last):
+    ...
+    ValueError: k must be an integer >= 2; got k=1.
+    """
+
+    def decorate(func: F) -> F:
+        sig = inspect.signature(func)
+        unknown = set(declared) - set(sig.parameters)
+        if unknown:
+            raise TypeError(f"rules for parameters {sorted(unknown)} not in {func.__name__}()")
+
+        @functools.wraps(func)
+        def checked(*args: Any, **kwargs: Any) -> Any:
+            bound = sig.bind(*args, **kwargs)
+            for name, rule in declared.items():
+                if name in bound.arguments:
+                    bound.arguments[name] = rule.check(name, bound.arguments[name])
+                else:
+                    default = sig.parameters[name].default
+                    if default is not inspect.Parameter.empty:
+                        rule.check(name, default)  # a default breaking its own rule is a bug
+            return func(*bound.args, **bound.kwargs)
+
+        checked.__rules__ = dict(declared)  # type: ignore[attr-defined]
+        return checked  # type: ignore[return-value]
+
+    return decorate

@@ -20,46 +20,13 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
+from .._tuning.gap import choose_by_gap, gap_statistics
 from .._results.format import fmt
 from .._results.summary import Summary
 
-__all__ = ["PermuteResult", "choose_wbound", "gap_statistics"]
+__all__ = ["PermuteResult"]
 
 RULES = ("max", "1se")
-
-
-def gap_statistics(tots: np.ndarray, permtots: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(gaps, sd_gaps)`` from ``tots`` (m,) and ``permtots`` (m, nperms), as sparcl.
-
-    Examples
-    --------
-    >>> gaps, sds = gap_statistics(np.array([np.e, np.e**2]), np.array([[1.0, 1.0], [np.e, np.e]]))
-    >>> gaps.tolist(), sds.tolist()
-    ([1.0, 1.0], [0.0, 0.0])
-    """
-    tots = np.asarray(tots, dtype=np.float64)
-    logs = np.log(np.asarray(permtots, dtype=np.float64))
-    gaps = np.log(tots) - logs.mean(axis=1)
-    sds = logs.std(axis=1, ddof=1) if logs.shape[1] > 1 else np.full(tots.shape, np.nan)
-    return gaps, sds
-
-
-def choose_wbound(wbounds: np.ndarray, gaps: np.ndarray, sd_gaps: np.ndarray, rule: str) -> int:
-    """Index of the chosen bound: first maximum (``"max"``), or the smallest bound whose
-    gap is at least ``max gap - sd`` at the maximum (``"1se"``).
-
-    Examples
-    --------
-    >>> w = np.array([1.5, 2.0, 3.0]); g = np.array([0.2, 0.45, 0.5]); sd = np.array([.1, .1, .1])
-    >>> choose_wbound(w, g, sd, "max"), choose_wbound(w, g, sd, "1se")
-    (2, 1)
-    """
-    best = int(np.nanargmax(gaps))
-    if rule == "max":
-        return best
-    sd = sd_gaps[best] if np.isfinite(sd_gaps[best]) else 0.0
-    ok = np.flatnonzero(gaps >= gaps[best] - sd)
-    return int(ok[np.argmin(np.asarray(wbounds)[ok])])
 
 
 @dataclass(frozen=True, eq=False, repr=False, kw_only=True)
@@ -215,7 +182,7 @@ def make_permute_result(
     wbounds = np.asarray(wbounds, dtype=np.float64)
     permtots = np.asarray(permtots, dtype=np.float64).reshape(wbounds.size, -1)
     gaps, sds = gap_statistics(tots, permtots)
-    best = choose_wbound(wbounds, gaps, sds, rule)
+    best = choose_by_gap(wbounds, gaps, sds, rule)
     table = pd.DataFrame(
         {
             "wbound": wbounds,
