@@ -17,8 +17,8 @@ import pytest
 
 from sparseclust import kmeans_sparse_permute, sparse_kmeans, sparse_kmeans_path, sparse_weights
 from sparseclust._sparse.kmeans_core import sparse_kmeans_fit, update_labels
-from sparseclust._tuning.gap import choose_by_gap, gap_statistics
 from sparseclust._sparse.weights import between_ss, binary_search_sparcl, project_weights, soft
+from sparseclust._tuning.gap import choose_by_gap, gap_statistics
 from sparseclust.metrics import ari
 
 pytestmark = pytest.mark.r_reference

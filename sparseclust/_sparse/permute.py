@@ -20,9 +20,9 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from .._tuning.gap import choose_by_gap, gap_statistics
 from .._results.format import fmt
 from .._results.summary import Summary
+from .._tuning.gap import choose_by_gap, gap_statistics
 
 __all__ = ["PermuteResult"]
 
