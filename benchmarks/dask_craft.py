@@ -53,7 +53,7 @@ import pandas as pd
 from sparseclust._craft import core as core
 from sparseclust._craft.front import _prepare
 from sparseclust._data.table import build_table
-from sparseclust._engine.dask import prepare_dask
+from sparseclust._craft.dask import prepare_dask
 
 LEVELS = np.array(list("abcd"))
 SEED = np.random.SeedSequence(1)
@@ -153,7 +153,7 @@ def main() -> None:
                 ddf, None, categorical=None, numeric=None, missing="native", scale=True, alpha=0.01
             )
             t_prep = time.perf_counter() - t0
-            B = prep["data"]
+            B = prep.data
             print(
                 f"Dask ({args.malloc} malloc setting): {B.n:,} rows in {args.partitions} "
                 f"partitions, read + persisted in {t_prep:.1f} s"

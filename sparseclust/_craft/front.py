@@ -787,7 +787,7 @@ def craft(
     x, data, lazy = route_backend(x, data, backend)
     dask_prep = None
     if lazy:
-        from .._engine.dask import prepare_dask
+        from .dask import prepare_dask
 
         check_choice("missing", missing, ["native", "drop", "raise"])
         dask_prep = prepare_dask(
@@ -799,11 +799,11 @@ def craft(
             scale=scale,
             alpha=alpha,
         )
-        table = empty_table(dask_prep["spec"])
-        prep = _Prepared(table, dask_prep["data"], dask_prep["center"], dask_prep["scale"])
-        n_obs = dask_prep["data"].n
+        table = empty_table(dask_prep.spec)
+        prep = _Prepared(table, dask_prep.data, dask_prep.center, dask_prep.scale)
+        n_obs = dask_prep.data.n
         keep_data = False
-        if not dask_prep["data"].local:
+        if not dask_prep.data.local:
             n_jobs = None  # one fit at a time; the cluster runs each one in parallel
     else:
         table = build_table(
@@ -871,7 +871,7 @@ def craft(
         pen.method == "auto" or (pen.method == "calibrate" and calibrate == "sample")
     )
     if sampled:
-        from .._engine.dask import sample_data
+        from .dask import sample_data
 
         sample = sample_data(dask_prep, sample_rows, np.random.default_rng(seeds[0]))
         prep_s = _Prepared(table, sample, prep.center, prep.scale)
@@ -1361,10 +1361,9 @@ def _result(
     if dask_prep is not None:
         from .._engine.dask import labels_dask
 
-        labels = labels_dask(dask_prep, best)
+        labels = labels_dask(dask_prep, best["states"], best.get("labels"))
         sizes = pd.Series(best["sizes"].astype(np.int64), index=idx, name="size")
-        n_dropped = int(sum(int(dr.sum()) for _, dr in dask_prep["parts"]))
-        lazy_counts = (sizes, n_dropped)
+        lazy_counts = (sizes, dask_prep.n_dropped)
     else:
         labels = labels_series(table, best["labels"])
     return CraftResult(

@@ -696,15 +696,16 @@ def dpmeans(
     x, data, lazy = route_backend(x, data, backend)
     dask_prep = None
     if lazy:
-        from .._engine.dask import prepare_dask_dp
+        from .dask import prepare_dask_dp
 
         check_choice("missing", missing, ["raise", "drop"])
         dask_prep = prepare_dask_dp(
             x, data, categorical=categorical, numeric=numeric, missing=missing, scale=scale
         )
-        X, names = dask_prep["data"], dask_prep["names"]
-        center, sd = dask_prep["center"], dask_prep["scale"]
-        table, spec, n_obs, keep_data = None, dask_prep["spec"], X.n, False
+        names = dask_prep.names
+        X = DPBlocks(dask_prep.executor, len(names))
+        center, sd = dask_prep.center, dask_prep.scale
+        table, spec, n_obs, keep_data = None, dask_prep.spec, X.n, False
     else:
         table = build_table(
             x,
@@ -780,9 +781,9 @@ def dpmeans(
     if lazy:
         from .._engine.dask import labels_dask
 
-        labels = labels_dask(dask_prep, out)
+        labels = labels_dask(dask_prep, out["states"], out.get("labels"))
         sizes = pd.Series(out["sizes"].astype(np.int64), index=centers.index, name="size")
-        lazy_counts = (sizes, int(sum(int(dr.sum()) for _, dr in dask_prep["parts"])))
+        lazy_counts = (sizes, dask_prep.n_dropped)
     else:
         labels = labels_series(table, out["labels"])
     return DPMeansResult(

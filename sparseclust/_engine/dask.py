@@ -1,15 +1,15 @@
-"""Dask backend: the CRAFT kernels over the partitions of a Dask DataFrame.
+"""Dask executor: row blocks held on the workers, and the reading of a Dask DataFrame.
 
 The data are read partition by partition with the variable spec of the in-memory
 front (:func:`~sparseclust._data.table.transform_like`), after one pass that fixes the
 levels of every categorical variable for all partitions (a column's levels: its
 pandas categories when they are known, else its observed values sorted as the
-in-memory front sorts them). The prepared blocks are persisted once; every later
-pass maps a kernel of :mod:`sparseclust._craft.core` over them and reduces the
-small results on the driver, in partition order. With a ``distributed.Client``
-active the blocks and their per-pass states stay on the workers (futures);
-otherwise the partitions are computed into this process and the in-memory
-executor runs over them.
+in-memory front sorts them): :func:`read_dask` returns the typed partitions as a
+:class:`DaskRead`. A method turns them into its own blocks (``_craft/dask.py``,
+``_dpmeans/dask.py``, ``_sparse/dask.py``) and hands its block kernels to the
+executor: :class:`FutureBlocks` with a ``distributed.Client`` active (blocks and
+per-pass states stay on the workers), else the in-memory ``LocalBlocks`` over the
+computed partitions. This module imports no method module.
 """
 
 from __future__ import annotations
@@ -19,17 +19,17 @@ import pickle
 import threading
 import uuid
 import warnings
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
 
-from .._craft import core as core
 from .._data.dtypes import _sorted_levels, densify
 from .._data.params import user_stacklevel
 from .._data.table import VariableSpec, build_table, is_dask_collection, transform_like
 from ..exceptions import PerformanceWarning
-from .blocks import BLOCK_ROWS, LocalBlocks, block_bounds, call_on_sample
+from .blocks import LocalBlocks
 from .threads import single_blas_thread
 
 #: Data of at most this many cells (rows x columns) on a cluster draw a
@@ -38,7 +38,19 @@ from .threads import single_blas_thread
 #: trip (Adult, 48,842 x 14: about 2.5x the in-memory call on a 2-worker LocalCluster).
 SMALL_CELLS = 5_000_000
 
-__all__ = ["FutureBlocks", "is_dask_collection", "prepare_dask", "prepare_dask_dp", "route_backend"]
+__all__ = [
+    "DaskPrepared",
+    "DaskRead",
+    "FutureBlocks",
+    "TypedPart",
+    "block_executor",
+    "center_scale",
+    "is_dask_collection",
+    "labels_dask",
+    "prepared",
+    "read_dask",
+    "route_backend",
+]
 
 
 def _client():
@@ -348,6 +360,85 @@ def _as_frame_for_dask(x: Any) -> pd.DataFrame:
 
 
 # ----------------------------------------------------------------- reading the data
+class TypedPart(NamedTuple):
+    """One partition read with the fit's variable spec (it lives on a worker)."""
+
+    #: numeric cells (rows x numeric variables, NaN where missing)
+    num: np.ndarray
+    #: integer level codes (rows x categorical variables, -1 where missing)
+    codes: np.ndarray
+    #: the partition's row index (all rows, dropped ones included)
+    index: pd.Index
+    #: rows the missing-value policy dropped (bool, one per row of ``index``)
+    dropped: np.ndarray
+
+
+class _PartStats(NamedTuple):
+    """Column statistics of one typed partition, reduced on the driver."""
+
+    n: int
+    cnt: np.ndarray
+    sum: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    levels: list[np.ndarray]
+
+
+@dataclass(frozen=True, eq=False)
+class DaskRead:
+    """A Dask DataFrame read into typed partitions: what every method's preparation
+    starts from (:func:`read_dask`)."""
+
+    #: the variable spec, the levels of every categorical fixed over all partitions
+    spec: VariableSpec
+    #: the typed partitions (:class:`TypedPart`; futures on a cluster), or ``None``
+    #: once a preparation has turned them into its blocks
+    raws: list[Any] | None
+    #: ``map(f, items, *args)`` on the workers or here
+    run: _Runner
+    #: the active ``distributed.Client`` or ``None``
+    client: Any
+    #: rows read (dropped ones excluded) and the rows of each partition
+    n: int
+    sizes: list[int]
+    #: observed cells and their sum, per numeric variable
+    cnt: np.ndarray
+    sum: np.ndarray
+    #: per categorical variable: the count of each level, and the number of levels
+    lv_counts: list[np.ndarray]
+    n_levels: list[int]
+    #: per partition: (row index, dropped rows)
+    parts: list[tuple[pd.Index, np.ndarray]]
+    #: the Dask DataFrame read
+    ddf: Any
+
+
+@dataclass(frozen=True, eq=False)
+class DaskPrepared:
+    """What a method's fit needs of a Dask DataFrame: its blocks on an executor, how
+    they were scaled and how to put the labels back on the input's partitions."""
+
+    spec: VariableSpec
+    #: the row blocks (:class:`FutureBlocks` on a cluster, else ``LocalBlocks``)
+    executor: Any
+    #: column means and sds used to standardise the numeric variables (``None``: raw)
+    center: np.ndarray | None
+    scale: np.ndarray | None
+    #: per partition: (row index, dropped rows); the rows of each block
+    parts: list[tuple[pd.Index, np.ndarray]]
+    sizes: list[int]
+    ddf: Any
+    #: the method's data object over ``executor`` (CRAFT: ``Blocked``), if any
+    data: Any = None
+    #: the design's column names (DP-means: numeric then one-hot), if any
+    names: list[str] | None = None
+
+    @property
+    def n_dropped(self) -> int:
+        """Rows the missing-value policy dropped, over all partitions."""
+        return int(sum(int(dr.sum()) for _, dr in self.parts))
+
+
 def _frame_of(x: Any, data: Any) -> tuple[Any, Any]:
     """(formula or None, the Dask DataFrame)."""
     if isinstance(x, str):
@@ -376,72 +467,32 @@ def _evaluated(part: pd.DataFrame, spec: VariableSpec) -> pd.DataFrame:
     return pd.DataFrame(cols, index=part.index)
 
 
-def _read_part(part: pd.DataFrame, spec: VariableSpec, missing: str) -> dict[str, Any]:
+def _read_part(part: pd.DataFrame, spec: VariableSpec, missing: str) -> TypedPart:
     t = transform_like(spec, part, missing=missing)
-    return {"num": t.numeric, "codes": t.codes, "index": part.index, "dropped": t.dropped}
+    return TypedPart(t.numeric, t.codes, part.index, t.dropped)
 
 
-def _raw_stats(raw: dict[str, Any], n_levels: list[int]) -> dict[str, Any]:
-    num, codes = raw["num"], raw["codes"]
+def _raw_stats(raw: TypedPart, n_levels: list[int]) -> _PartStats:
+    num, codes = raw.num, raw.codes
     obs = ~np.isnan(num)
     x = np.where(obs, num, 0.0)
     lv = [np.bincount(codes[:, j][codes[:, j] >= 0], minlength=L) for j, L in enumerate(n_levels)]
     lo = np.where(obs, num, np.inf).min(axis=0, initial=np.inf)
     hi = np.where(obs, num, -np.inf).max(axis=0, initial=-np.inf)
-    return {
-        "n": num.shape[0] if num.size else codes.shape[0],
-        "cnt": obs.sum(axis=0),
-        "sum": x.sum(axis=0),
-        "lo": lo,
-        "hi": hi,
-        "levels": lv,
-    }
-
-
-def _sq_dev(raw: dict[str, Any], center: np.ndarray) -> np.ndarray:
-    num = raw["num"]
-    dev = np.where(np.isnan(num), 0.0, num - center)
-    return (dev * dev).sum(axis=0)
-
-
-def _scaled_block(raw, center, sd, n_levels, alpha, log_eta0) -> core.CraftData:
-    """One partition as a block, its numeric cells scaled and missing ones set to 0 in
-    place on a single copy (a worker holds every typed partition at this point); the
-    column means and sds are the global ones, set by :func:`_with_globals`."""
-    x = np.array(raw["num"], dtype=np.float64)
-    if center is not None:
-        x -= center
-        x /= sd
-    obs = ~np.isnan(x)
-    M = None if obs.all() else obs
-    np.copyto(x, 0.0, where=~obs)
-    P = x.shape[1]
-    return core.prepare_block(
-        x,
-        M,
-        raw["codes"],
-        n_levels,
-        alpha=alpha,
-        col_mean=np.zeros(P),
-        col_sd=np.ones(P),
-        log_eta0=log_eta0,
+    return _PartStats(
+        n=num.shape[0] if num.size else codes.shape[0],
+        cnt=obs.sum(axis=0),
+        sum=x.sum(axis=0),
+        lo=lo,
+        hi=hi,
+        levels=lv,
     )
 
 
-def _block_moments(block: core.CraftData) -> tuple[np.ndarray, np.ndarray]:
-    obs = block.M.sum(axis=0) if block.M is not None else np.full(block.P, block.n)
-    return obs, block.X0.sum(axis=0)
-
-
-def _block_sq_dev(block: core.CraftData, mean: np.ndarray) -> np.ndarray:
-    dev = block.X0 - mean
-    if block.M is not None:
-        dev *= block.M
-    return np.multiply(dev, dev, out=dev).sum(axis=0)
-
-
-def _with_globals(block: core.CraftData, col_mean, col_sd) -> core.CraftData:
-    return core.replace(block, col_mean=col_mean, col_sd=col_sd)
+def _sq_dev(raw: TypedPart, center: np.ndarray) -> np.ndarray:
+    num = raw.num
+    dev = np.where(np.isnan(num), 0.0, num - center)
+    return (dev * dev).sum(axis=0)
 
 
 class _Runner:
@@ -462,31 +513,9 @@ class _Runner:
         return [f(it, *args) for it in items]
 
 
-def read_dask(
-    x: Any,
-    data: Any,
-    *,
-    categorical: Any,
-    numeric: Any,
-    missing: str,
-    allow_constant: bool = False,
-    allow_categorical: bool = True,
-    sample_rows: int = 2000,
-) -> dict[str, Any]:
-    """Read a Dask DataFrame into typed partitions (numeric block + integer codes).
-
-    The kinds are detected on the first ``sample_rows`` rows with the in-memory
-    front; the levels of every categorical variable are then fixed over all
-    partitions; every partition is read with that one spec (unknown values,
-    unsupported dtypes and infinite values raise as in memory) and kept on the
-    workers (or computed here without a client). Returns the spec, the typed
-    partitions (``raws``), their column statistics and per-partition index/dropped.
-    """
-    formula, ddf = _frame_of(x, data)
-    client = _client()
-    run = _Runner(client)
-    head = ddf.head(sample_rows, npartitions=-1, compute=True)
-    t0 = build_table(
+def _head_spec(formula, ddf, head, categorical, numeric, allow_categorical) -> Any:
+    """The column table of the first rows: kinds detected as in memory."""
+    return build_table(
         formula if formula is not None else head,
         data=head if formula is not None else None,
         categorical=categorical,
@@ -497,11 +526,13 @@ def read_dask(
         allow_constant=True,
         min_rows=1,
     )
+
+
+def _levels_over_parts(t0: Any, ddf: Any, head: pd.DataFrame, run: _Runner, parts) -> dict:
+    """The levels of every categorical variable over all partitions (known pandas
+    categories and booleans are kept as they are; others: observed values sorted as
+    the in-memory front sorts them)."""
     spec0 = t0.spec
-    parts = ddf.to_delayed()
-    if client is not None:  # the partitions, computed once on the workers
-        parts = client.compute(parts)
-    # 1. levels over all partitions (known pandas categories are kept as they are)
     known = {
         c: list(t0.levels[c])
         for c in spec0.categorical_names
@@ -526,25 +557,19 @@ def read_dask(
             levels[c] = pd.Index(_sorted_levels(vals), dtype=object)
     for c, lv in known.items():
         levels[c] = pd.Index(lv)
-    spec = core.replace(spec0, levels=levels)
-    n_levels = [len(levels[c]) for c in spec.categorical_names]
-    # 2. typed partitions, persisted
-    raws = (
-        run.map(_read_part, parts, spec, missing, keep=True)
-        if client is not None
-        else run.map(_read_part, parts, spec, missing)
-    )
-    del parts  # the pandas partitions go as soon as their typed copies exist
-    stats = run.map(_raw_stats, raws, n_levels)
-    sizes = [s["n"] for s in stats]
-    n = int(sum(sizes))
+    return levels
+
+
+def _check_read(spec: VariableSpec, stats: list[_PartStats], allow_constant: bool) -> None:
+    """Too few rows, numeric columns never observed, constant columns: as in memory."""
+    n = int(sum(s.n for s in stats))
     P, Q = len(spec.numeric_names), len(spec.categorical_names)
-    cnt = np.sum([s["cnt"] for s in stats], axis=0) if P else np.zeros(0)
     if n < 2:
         raise ValueError(f"n_obs={n} must be >= 2; pass more rows.")
-    lo = np.min([s["lo"] for s in stats], axis=0) if P else np.zeros(0)
-    hi = np.max([s["hi"] for s in stats], axis=0) if P else np.zeros(0)
-    lv_counts = [np.sum([s["levels"][j] for s in stats], axis=0) for j in range(Q)]
+    cnt = np.sum([s.cnt for s in stats], axis=0) if P else np.zeros(0)
+    lo = np.min([s.lo for s in stats], axis=0) if P else np.zeros(0)
+    hi = np.max([s.hi for s in stats], axis=0) if P else np.zeros(0)
+    lv_counts = [np.sum([s.levels[j] for s in stats], axis=0) for j in range(Q)]
     empty = [c for j, c in enumerate(spec.numeric_names) if cnt[j] == 0]
     if empty:
         raise ValueError(f"Columns {empty} have no observed value; drop them.")
@@ -555,176 +580,117 @@ def read_dask(
             f"Columns {const} are constant (one distinct value) and carry no clustering "
             f"information; drop them (e.g. ddf.drop(columns={const}))."
         )
-    if client is not None and n * (P + Q) <= SMALL_CELLS:
-        warnings.warn(
-            f"the Dask DataFrame holds {n:,} rows x {P + Q} columns, small enough for "
-            f"memory: on a cluster every pass of the fit is a round trip, so the in-memory "
-            f"call is faster at this size. Pass backend='numpy' (computes the frame into "
-            f"memory) or call the method on ddf.compute().",
-            PerformanceWarning,
-            stacklevel=user_stacklevel(),
-        )
-    aux = (
-        client.gather([client.submit(_index_of, r, pure=False) for r in raws])
-        if client is not None
-        else [_index_of(r) for r in raws]
+
+
+def _warn_small(n: int, n_cols: int) -> None:
+    warnings.warn(
+        f"the Dask DataFrame holds {n:,} rows x {n_cols} columns, small enough for "
+        f"memory: on a cluster every pass of the fit is a round trip, so the in-memory "
+        f"call is faster at this size. Pass backend='numpy' (computes the frame into "
+        f"memory) or call the method on ddf.compute().",
+        PerformanceWarning,
+        stacklevel=user_stacklevel(),
     )
-    return {
-        "spec": spec,
-        "raws": raws,
-        "run": run,
-        "client": client,
-        "n": n,
-        "sizes": sizes,
-        "cnt": cnt,
-        "sum": np.sum([s["sum"] for s in stats], axis=0) if P else np.zeros(0),
-        "lv_counts": lv_counts,
-        "n_levels": n_levels,
-        "parts": aux,  # per partition: (index, dropped)
-        "ddf": ddf,
-    }
 
 
-def _center_scale(rd: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
-    """Column means and sds (ddof=1) of the numeric variables over all rows."""
-    cnt = rd["cnt"]
-    center = rd["sum"] / cnt
-    ss = np.sum(rd["run"].map(_sq_dev, rd["raws"], center), axis=0)
-    sd = np.sqrt(ss / np.maximum(cnt - 1, 1))
-    return center, np.where(sd > 0, sd, 1.0)
-
-
-def _executor(rd: dict[str, Any], blocks: list[Any], split: Any = None) -> Any:
-    if rd["client"] is not None:
-        return FutureBlocks(rd["client"], blocks, rd["sizes"])
-    if split is None:
-        return LocalBlocks(blocks, rd["sizes"])
-    pieces, piece_sizes = split(blocks)
-    return LocalBlocks(pieces, piece_sizes)
-
-
-def _prepared(rd: dict[str, Any], executor: Any, center, sd, **extra: Any) -> dict[str, Any]:
-    """What a backend's fit needs of a read: ``spec``, ``executor``, ``center`` /
-    ``scale``, per-partition ``parts`` (index, dropped) and ``sizes``, the ``ddf``."""
-    return {
-        "spec": rd["spec"],
-        "center": center,
-        "scale": sd,
-        "parts": rd["parts"],
-        "sizes": rd["sizes"],
-        "ddf": rd["ddf"],
-        "executor": executor,
-        **extra,
-    }
-
-
-def prepare_dask(
+def read_dask(
     x: Any,
     data: Any,
     *,
     categorical: Any,
     numeric: Any,
     missing: str,
-    scale: bool,
-    alpha: float,
-) -> dict[str, Any]:
-    """Read a Dask DataFrame into persisted CRAFT blocks.
+    allow_constant: bool = False,
+    allow_categorical: bool = True,
+    sample_rows: int = 2000,
+) -> DaskRead:
+    """Read a Dask DataFrame into typed partitions (numeric block + integer codes).
 
-    Returns ``spec`` (the variable spec, levels fixed over all partitions), ``data``
-    (a :class:`~sparseclust._craft.core.Blocked`), ``center`` / ``scale``,
-    ``index`` / ``dropped`` per partition, ``sizes``.
+    The kinds are detected on the first ``sample_rows`` rows with the in-memory
+    front; the levels of every categorical variable are then fixed over all
+    partitions; every partition is read with that one spec (unknown values,
+    unsupported dtypes and infinite values raise as in memory) and kept on the
+    workers (or computed here without a client). Returns a :class:`DaskRead`.
     """
-    rd = read_dask(x, data, categorical=categorical, numeric=numeric, missing=missing)
-    spec, run, client, raws = rd["spec"], rd["run"], rd["client"], rd["raws"]
-    n_levels, lv_counts = rd["n_levels"], rd["lv_counts"]
+    formula, ddf = _frame_of(x, data)
+    client = _client()
+    run = _Runner(client)
+    head = ddf.head(sample_rows, npartitions=-1, compute=True)
+    t0 = _head_spec(formula, ddf, head, categorical, numeric, allow_categorical)
+    parts = ddf.to_delayed()
+    if client is not None:  # the partitions, computed once on the workers
+        parts = client.compute(parts)
+    spec = replace(t0.spec, levels=_levels_over_parts(t0, ddf, head, run, parts))
+    n_levels = [len(spec.levels[c]) for c in spec.categorical_names]
+    raws = (
+        run.map(_read_part, parts, spec, missing, keep=True)
+        if client is not None
+        else run.map(_read_part, parts, spec, missing)
+    )
+    del parts  # the pandas partitions go as soon as their typed copies exist
+    stats = run.map(_raw_stats, raws, n_levels)
+    _check_read(spec, stats, allow_constant)
+    n = int(sum(s.n for s in stats))
     P, Q = len(spec.numeric_names), len(spec.categorical_names)
-    center = sd = None
-    if scale and P:
-        center, sd = _center_scale(rd)
-    L = np.asarray(n_levels, dtype=np.int64)
-    if Q:
-        counts = np.concatenate(lv_counts).astype(np.float64)
-        level_q = np.repeat(np.arange(Q), L)
-        n_obs_q = np.array([c.sum() for c in lv_counts], dtype=np.float64)
-        log_eta0 = np.log((counts + alpha) / (n_obs_q[level_q] + alpha * L[level_q]))
-    else:
-        log_eta0 = np.zeros(0)
-    blocks = run.map(
-        _scaled_block, raws, center, sd, n_levels, alpha, log_eta0, keep=client is not None
+    if client is not None and n * (P + Q) <= SMALL_CELLS:
+        _warn_small(n, P + Q)
+    aux = (
+        client.gather([client.submit(_index_of, r, pure=False) for r in raws])
+        if client is not None
+        else [_index_of(r) for r in raws]
     )
-    raws = rd["raws"] = None  # the typed partitions go as soon as their blocks exist
-    # 3. the global mean and sd of the columns as clustered
-    if P:
-        mom = run.map(_block_moments, blocks)
-        c_obs = np.sum([m[0] for m in mom], axis=0)
-        col_mean = np.divide(
-            np.sum([m[1] for m in mom], axis=0), c_obs, out=np.zeros(P), where=c_obs > 0
-        )
-        ss = np.sum(run.map(_block_sq_dev, blocks, col_mean), axis=0)
-        col_sd = np.sqrt(ss / np.maximum(c_obs - 1, 1))
-    else:
-        col_mean = col_sd = np.zeros(0)
-    blocks = run.map(_with_globals, blocks, col_mean, col_sd, keep=client is not None)
-    executor = _executor(rd, blocks, _craft_pieces)
-    header = core.prepare(np.zeros((0, P)), np.zeros((0, Q), dtype=np.int64), n_levels, alpha=alpha)
-    header = core.replace(header, n=rd["n"], col_mean=col_mean, col_sd=col_sd, log_eta0=log_eta0)
-    return _prepared(rd, executor, center, sd, data=core.Blocked(header, executor))
-
-
-def _craft_pieces(blocks):
-    """In this process: partitions cut into blocks of the in-memory path's size."""
-    pieces, sizes = [], []
-    for b in blocks:
-        for a, e in block_bounds(b.n, BLOCK_ROWS):
-            pieces.append(core.slice_rows(b, a, e))
-            sizes.append(e - a)
-    return pieces, sizes
-
-
-def _dp_block(raw: dict[str, Any], center, sd, n_levels: list[int]) -> np.ndarray:
-    """The DP-means design of one partition: numeric block (standardised when asked)
-    then a full one-hot block per categorical (as ``ColumnTable.to_numeric``)."""
-    num = raw["num"]
-    if center is not None:
-        num = (num - center) / sd
-    blocks = [np.asarray(num, dtype=np.float64)]
-    codes = raw["codes"]
-    for j, L in enumerate(n_levels):
-        c = codes[:, j]
-        b = np.zeros((c.size, L))
-        ok = c >= 0
-        b[np.flatnonzero(ok), c[ok]] = 1.0
-        b[~ok] = np.nan
-        blocks.append(b)
-    return np.ascontiguousarray(np.hstack(blocks) if len(blocks) > 1 else blocks[0])
-
-
-def prepare_dask_dp(
-    x: Any, data: Any, *, categorical: Any, numeric: Any, missing: str, scale: bool
-) -> dict[str, Any]:
-    """Read a Dask DataFrame into persisted DP-means design blocks (one per partition)."""
-    from .._dpmeans.front import DPBlocks
-
-    rd = read_dask(
-        x, data, categorical=categorical, numeric=numeric, missing=missing, allow_constant=True
+    return DaskRead(
+        spec=spec,
+        raws=raws,
+        run=run,
+        client=client,
+        n=n,
+        sizes=[s.n for s in stats],
+        cnt=np.sum([s.cnt for s in stats], axis=0) if P else np.zeros(0),
+        sum=np.sum([s.sum for s in stats], axis=0) if P else np.zeros(0),
+        lv_counts=[np.sum([s.levels[j] for s in stats], axis=0) for j in range(Q)],
+        n_levels=n_levels,
+        parts=aux,
+        ddf=ddf,
     )
-    spec = rd["spec"]
-    center = sd = None
-    if scale and spec.numeric_names:
-        center, sd = _center_scale(rd)
-    blocks = rd["run"].map(
-        _dp_block, rd["raws"], center, sd, rd["n_levels"], keep=rd["client"] is not None
+
+
+def center_scale(rd: DaskRead) -> tuple[np.ndarray, np.ndarray]:
+    """Column means and sds (ddof=1) of the numeric variables over all rows."""
+    cnt = rd.cnt
+    center = rd.sum / cnt
+    ss = np.sum(rd.run.map(_sq_dev, rd.raws, center), axis=0)
+    sd = np.sqrt(ss / np.maximum(cnt - 1, 1))
+    return center, np.where(sd > 0, sd, 1.0)
+
+
+def block_executor(rd: DaskRead, blocks: list[Any], split: Any = None) -> Any:
+    """The executor over a read's blocks: :class:`FutureBlocks` on a cluster, else
+    ``LocalBlocks`` (``split(blocks) -> (pieces, sizes)`` cuts them first)."""
+    if rd.client is not None:
+        return FutureBlocks(rd.client, blocks, rd.sizes)
+    if split is None:
+        return LocalBlocks(blocks, rd.sizes)
+    pieces, piece_sizes = split(blocks)
+    return LocalBlocks(pieces, piece_sizes)
+
+
+def prepared(rd: DaskRead, executor: Any, center, sd, **extra: Any) -> DaskPrepared:
+    """The :class:`DaskPrepared` of a read and its blocks (``extra``: data, names)."""
+    return DaskPrepared(
+        spec=rd.spec,
+        executor=executor,
+        center=center,
+        scale=sd,
+        parts=rd.parts,
+        sizes=rd.sizes,
+        ddf=rd.ddf,
+        **extra,
     )
-    rd["raws"] = None  # the typed partitions go as soon as their blocks exist
-    executor = _executor(rd, blocks)
-    names = list(spec.numeric_names) + [
-        f"{c}[{lv}]" for c in spec.categorical_names for lv in spec.levels[c]
-    ]
-    return _prepared(rd, executor, center, sd, data=DPBlocks(executor, len(names)), names=names)
 
 
-def _index_of(raw: dict[str, Any]) -> tuple[pd.Index, np.ndarray]:
-    return raw["index"], raw["dropped"]
+def _index_of(raw: TypedPart) -> tuple[pd.Index, np.ndarray]:
+    return raw.index, raw.dropped
 
 
 # ------------------------------------------------------------------------ labels
@@ -734,110 +700,38 @@ def _label_part(index: pd.Index, dropped: np.ndarray, labels: np.ndarray) -> pd.
     return out.rename("cluster")
 
 
-def labels_dask(prep: dict[str, Any], out: dict[str, Any], key: str | None = "labels"):
-    """The fit's labels as a lazy Dask Series on the input's index and partitions
-    (``out["states"]``: each block's labels, under ``key`` of its state dict)."""
+def labels_dask(
+    prep: DaskPrepared, states: list[Any] | None, labels: Any, key: str | None = "labels"
+):
+    """The fit's labels as a lazy Dask Series on the input's index and partitions.
+
+    ``states``: on a cluster, each block's final state (its labels, under ``key`` of
+    the state dict, or the state itself when ``key`` is None); ``None`` when the
+    blocks were here, and then ``labels`` holds all rows' labels in block order.
+    """
     import dask
     import dask.dataframe as dd
 
-    ex = prep["executor"]
+    ex = prep.executor
     meta = pd.Series(pd.array([], dtype="Int64"), name="cluster")
     parts = []
-    if out["states"] is not None:  # on the cluster: one state per partition
+    if states is not None:  # on the cluster: one state per partition
         client = ex.client
-        labs = ex.state_futures(out["states"])
+        labs = ex.state_futures(states)
         if key is not None:
             labs = [client.submit(operator.getitem, f, key, pure=False) for f in labs]
         from distributed import wait
 
         wait(labs)  # in worker memory before the fit returns: no task left running
-        for (idx, drop), lab in zip(prep["parts"], labs):
+        for (idx, drop), lab in zip(prep.parts, labs):
             parts.append(dask.delayed(_label_part)(idx, drop, lab))
     else:
-        lab = out["labels"]
-        for (idx, drop), a, size in zip(prep["parts"], _offsets(prep["sizes"]), prep["sizes"]):
-            parts.append(dask.delayed(_label_part)(idx, drop, lab[a : a + size]))
-    ddf = prep["ddf"]
+        for (idx, drop), a, size in zip(prep.parts, _offsets(prep.sizes), prep.sizes):
+            parts.append(dask.delayed(_label_part)(idx, drop, labels[a : a + size]))
+    ddf = prep.ddf
     divisions = ddf.divisions if len(parts) == ddf.npartitions else None
     return dd.from_delayed(parts, meta=meta, divisions=divisions, verify_meta=False)
 
 
 def _offsets(sizes: list[int]) -> list[int]:
     return np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(int).tolist()
-
-
-def sample_data(prep: dict[str, Any], n_rows: int, rng: np.random.Generator) -> core.CraftData:
-    """An in-memory random sample of the prepared rows (same global statistics)."""
-    B: core.Blocked = prep["data"]
-    pieces = call_on_sample(B.executor, n_rows, rng, _k_take)
-    return _concat(pieces, B.header)
-
-
-def _k_take(block, offset, state, rows):
-    return state, core.take_rows(block, rows)
-
-
-def _concat(pieces: list[core.CraftData], header: core.CraftData) -> core.CraftData:
-    M = (
-        None
-        if all(p.M is None for p in pieces)
-        else np.vstack([p.M if p.M is not None else np.ones(p.X0.shape, bool) for p in pieces])
-    )
-    return core.replace(
-        header,
-        n=int(sum(p.n for p in pieces)),
-        X0=np.vstack([p.X0 for p in pieces]),
-        M=M,
-        codes=np.vstack([p.codes for p in pieces]),
-        g0=np.concatenate([p.g0 for p in pieces]),
-    )
-
-
-# ------------------------------------------------------------ numeric methods
-def _numeric_block(raw: dict[str, Any], center, sd) -> np.ndarray:
-    num = raw["num"]
-    if center is not None:
-        num = (num - center) / sd
-    return np.ascontiguousarray(num, dtype=np.float64)
-
-
-def _k_unobserved(block, offset, state):
-    """Local positions of the rows with no observed value."""
-    return state, np.flatnonzero(np.isnan(block).all(axis=1) & (block.shape[1] > 0))
-
-
-def prepare_dask_numeric(
-    x: Any, data: Any, *, categorical: Any, numeric: Any, missing: str, scale: bool
-) -> dict[str, Any]:
-    """Read a Dask DataFrame of numeric columns into persisted blocks (one per partition)
-    for sparse k-means; standardised with the global mean and sd when ``scale``.
-
-    Categorical columns raise as in memory (pointing to ``craft()``); constant
-    columns are kept (they get weight 0); a row with no observed value raises.
-    """
-    rd = read_dask(
-        x,
-        data,
-        categorical=categorical,
-        numeric=numeric,
-        missing=missing,
-        allow_constant=True,
-        allow_categorical=False,
-    )
-    center = sd = None
-    if scale:
-        center, sd = _center_scale(rd)
-    blocks = rd["run"].map(_numeric_block, rd["raws"], center, sd, keep=rd["client"] is not None)
-    rd["raws"] = None  # the typed partitions go as soon as their blocks exist
-    executor = _executor(rd, blocks)
-    bad = []
-    for (idx, dropped), rows in zip(
-        rd["parts"], executor.map(_k_unobserved, executor.initial_states())[1]
-    ):
-        bad += idx[np.flatnonzero(~dropped)[rows]].tolist()
-    if bad:
-        raise ValueError(
-            f"rows {bad[:5]} have no observed value; drop them (missing='drop' drops any row "
-            "with a missing cell) or impute."
-        )
-    return _prepared(rd, executor, center, sd)

@@ -324,12 +324,12 @@ def _read_blocks(x, data, numeric, categorical, missing, scale, lazy) -> tuple:
     if not lazy:
         table, X, sc = _read(x, data, numeric, categorical, missing, scale, 2)
         return table, one_block(X), sc, None
-    from .._engine.dask import prepare_dask_numeric
+    from .dask import prepare_dask_numeric
 
     prep = prepare_dask_numeric(
         x, data, categorical=categorical, numeric=numeric, missing=missing, scale=scale
     )
-    return empty_table(prep["spec"]), prep["executor"], (prep["center"], prep["scale"]), prep
+    return empty_table(prep.spec), prep.executor, (prep.center, prep.scale), prep
 
 
 def _check_wbound(wbound: Any, p: int, name: str = "wbound") -> float:
@@ -448,8 +448,8 @@ def _result(out, *, table, ex, k, wbound, mode, algorithm, call, params, scale, 
         from .._engine.dask import labels_dask
 
         here = isinstance(ex, LocalBlocks)  # no distributed client: the labels are here
-        labels = labels_dask(prep, {**out, "states": None} if here else out, key=None)
-        n_dropped = int(sum(int(dr.sum()) for _, dr in prep["parts"]))
+        labels = labels_dask(prep, None if here else out["states"], out.get("labels"), key=None)
+        n_dropped = prep.n_dropped
         lazy_counts = (pd.Series(sizes.astype(np.int64), name="size").rename_axis("cluster"),
                        n_dropped)  # fmt: skip
     return SparseKMeansResult(
