@@ -53,8 +53,6 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import linear_sum_assignment
-from sklearn import metrics as _skm
 
 from sparseclust._data.typing import ArrayLike
 
@@ -103,6 +101,14 @@ class _Labels:
         k, m = len(self.classes), len(self.clusters)
         flat = np.bincount(self.true_codes * m + self.pred_codes, minlength=k * m)
         return flat.reshape(k, m)
+
+
+def _sklearn_metrics():
+    """scikit-learn's metrics module, imported when a score is first computed (it takes
+    longer to import than the rest of sparseclust)."""
+    from sklearn import metrics
+
+    return metrics
 
 
 def _as_series(x: Any, name: str) -> pd.Series:
@@ -216,6 +222,8 @@ def _hungarian(table: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """
     f1 = _f1_matrix(table)
     weight = table + f1 / (min(table.shape) + 1)
+    from scipy.optimize import linear_sum_assignment
+
     rows, cols = linear_sum_assignment(weight, maximize=True)
     return rows, cols, f1
 
@@ -227,7 +235,7 @@ def _macro_f1(lab: _Labels) -> float:
 
 def _nmi(lab: _Labels, average_method: str) -> float:
     return float(
-        _skm.normalized_mutual_info_score(
+        _sklearn_metrics().normalized_mutual_info_score(
             lab.true_codes, lab.pred_codes, average_method=average_method
         )
     )
@@ -235,18 +243,18 @@ def _nmi(lab: _Labels, average_method: str) -> float:
 
 def _ami(lab: _Labels, average_method: str) -> float:
     return float(
-        _skm.adjusted_mutual_info_score(
+        _sklearn_metrics().adjusted_mutual_info_score(
             lab.true_codes, lab.pred_codes, average_method=average_method
         )
     )
 
 
 def _ari(lab: _Labels) -> float:
-    return float(_skm.adjusted_rand_score(lab.true_codes, lab.pred_codes))
+    return float(_sklearn_metrics().adjusted_rand_score(lab.true_codes, lab.pred_codes))
 
 
 def _rand(lab: _Labels) -> float:
-    return float(_skm.rand_score(lab.true_codes, lab.pred_codes))
+    return float(_sklearn_metrics().rand_score(lab.true_codes, lab.pred_codes))
 
 
 # ---------------------------------------------------------------------------

@@ -76,15 +76,11 @@ Layout: internally ``W = B.T`` is ``d x c`` so that per-edge arrays are row gath
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 import numpy as np
 from scipy import sparse
-from scipy.linalg import cholesky, eigh, get_blas_funcs, solve_triangular
-from scipy.optimize import minimize
-from scipy.sparse.csgraph import connected_components
-from scipy.sparse.linalg import splu
 
 from .._engine.threads import single_blas_thread
 
@@ -570,6 +566,8 @@ def labels_from_edges(d: int, edges: np.ndarray, keep: np.ndarray | None = None)
     e = np.asarray(edges).reshape(-1, 2)
     if keep is not None:
         e = e[np.asarray(keep, dtype=bool)]
+    from scipy.sparse.csgraph import connected_components  # here: a slow import
+
     g = sparse.coo_array((np.ones(e.shape[0]), (e[:, 0], e[:, 1])), shape=(d, d))
     _, lab = connected_components(g, directed=False)
     return canonical_labels(lab)
@@ -666,6 +664,8 @@ class _Precond:
                 self._X1[:, :d] = prob.X
                 self._X1[:, d] = 1.0
             X1 = self._X1
+            from scipy.linalg import get_blas_funcs
+
             (syrk,) = get_blas_funcs(("syrk",), (X1,))
             H = np.empty((d + 1, c, d + 1, c), dtype=self.dtype)
             for k in range(c):
@@ -754,6 +754,8 @@ class _Precond:
         then Rayleigh-Ritz; the full eigendecomposition when ``r`` is most of ``n``."""
         n = G.shape[0]
         if 2 * r >= n:
+            from scipy.linalg import eigh
+
             e, U = eigh(G, subset_by_index=(n - r, n - 1), driver="evr", check_finite=False)
             return np.maximum(e, 0.0), U
         Q = self._U.get(k)
@@ -798,6 +800,8 @@ class _Precond:
             jitter = 1e-3 * max(float(diag[-c:].mean()), 1e-12)
             diag[-c:] += jitter
             diag += (1e-6 if self.single else 1e-12) * max(float(diag.mean()), 1.0)
+            from scipy.linalg import cholesky, solve_triangular
+
             try:
                 self.L = cholesky(H, lower=True, check_finite=False)
             except np.linalg.LinAlgError:
@@ -843,6 +847,8 @@ class _Precond:
         dense factor two triangular solves in its precision; LAPACK's ``potrs`` was
         3x slower here)."""
         if self.dense and self.Linv is None:
+            from scipy.linalg import solve_triangular
+
             L = self.L
             v = solve_triangular(L, g.astype(L.dtype), lower=True, check_finite=False)
             v = solve_triangular(L, v, lower=True, trans="T", check_finite=False)
@@ -856,6 +862,8 @@ class _Precond:
             return v / self.sq
         if self.Linv is not None:
             return self.Linv.T @ v
+        from scipy.linalg import solve_triangular
+
         v = v.astype(self.L.dtype)
         return solve_triangular(self.L, v, lower=True, trans="T", check_finite=False).astype(
             np.float64
@@ -873,6 +881,8 @@ class _Precond:
             return gx / self.sq
         if self.Linv is not None:
             return self.Linv @ gx
+        from scipy.linalg import solve_triangular
+
         gx = gx.astype(self.L.dtype)
         return solve_triangular(self.L, gx, lower=True, check_finite=False).astype(np.float64)
 
@@ -900,6 +910,8 @@ def _lbfgs(
     Returns ``x``, the iterations and the 2-norm of the gradient in ``x`` at the
     returned point.
     """
+    from scipy.optimize import minimize  # here: scipy.optimize is slow to import
+
     nit = [0]
 
     def fg(v: np.ndarray) -> tuple[float, np.ndarray]:
@@ -1191,6 +1203,83 @@ def _warm_arrays(
     return W, beta, Z, U
 
 
+class _ClusterWatch:
+    """Early certification inside the ADMM (``admm_fit(certify=True)``).
+
+    Tracks the clustering read off ``theta`` across iterations; once it has not
+    changed for ``CERT_STABLE`` iterations (doubled per failed try, see
+    :meth:`candidate`) it is offered for certification, each clustering once.
+    """
+
+    def __init__(self, d: int, edges: np.ndarray) -> None:
+        self.d, self.edges = d, edges
+        self.tried: set[bytes] = set()
+        self.fused_prev: np.ndarray | None = None
+        self.key_prev = b""
+        self.stable = 0
+
+    def candidate(self, theta: np.ndarray) -> np.ndarray | None:
+        """The clustering to try certifying after this iteration, or None."""
+        fused_now = theta == 0.5
+        if self.fused_prev is None or not np.array_equal(fused_now, self.fused_prev):
+            key = labels_from_edges(self.d, self.edges, fused_now).tobytes()
+            self.stable = self.stable + 1 if key == self.key_prev else 0
+            self.key_prev, self.fused_prev = key, fused_now
+        else:
+            self.stable += 1
+        if self.stable >= CERT_STABLE << min(len(self.tried), 10) and (
+            self.key_prev not in self.tried
+        ):
+            self.tried.add(self.key_prev)
+            return np.frombuffer(self.key_prev, dtype=np.int64)
+        return None
+
+
+def _admm_step(
+    prob: _Problem,
+    W: np.ndarray,
+    beta: np.ndarray,
+    Z: np.ndarray,
+    U: np.ndarray,
+    lam: float,
+    rho: float,
+    nu_w: np.ndarray,
+    gtol: float,
+    pre: _Precond,
+    rel: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float, float, float, int]:
+    """One ADMM iteration: B-step, z-step, u-step (``U`` updated in place).
+
+    Returns ``W``, ``beta``, the new ``Z``, ``theta``, the primal and dual residuals
+    ``r``, ``s``, the B-step's gradient norm and its L-BFGS iterations.
+    """
+    l = prob.l  # noqa: E741
+    Q = Z + U
+    q_all, q_up = quad_terms(Q, prob.AT)
+    W, beta, nit, gnorm = _b_step(prob, W, beta, lam, rho, q_all, q_up, gtol, pre, rel)
+    Wc = W[prob.idx]
+    M = Wc - U
+    Z1, Z2, theta = z_update(M[:l], M[l:], nu_w, rho)
+    Znew = np.concatenate([Z1, Z2])
+    R = Znew - Wc
+    U += R
+    r = float(np.sqrt(np.einsum("ij,ij->", R, R)))
+    dZ = Znew - Z
+    s = rho * float(np.sqrt(np.einsum("ij,ij->", dZ, dZ)))
+    return W, beta, Znew, theta, r, s, gnorm, nit
+
+
+def _balance(rho: float, r: float, s: float, U: np.ndarray) -> float:
+    """Residual balancing: the new ``rho`` (``U`` rescaled in place so ``rho U`` stays)."""
+    if r > BALANCE_MU * s and rho * BALANCE_TAU <= _RHO_MAX:
+        rho *= BALANCE_TAU
+        U /= BALANCE_TAU
+    elif s > BALANCE_MU * r and rho / BALANCE_TAU >= _RHO_MIN:
+        rho /= BALANCE_TAU
+        U *= BALANCE_TAU
+    return rho
+
+
 def _admm(
     prob: _Problem,
     nu: float,
@@ -1206,6 +1295,7 @@ def _admm(
     pre: _Precond | None = None,
     certify: bool = False,
 ) -> AdmmResult:
+    """The ADMM for one ``nu`` from the given iterate (see :func:`admm_fit`)."""
     d, c, l = prob.d, prob.c, prob.l  # noqa: E741
     if pre is None:
         pre = _Precond(prob, lam, single=True)
@@ -1229,45 +1319,24 @@ def _admm(
     # solution, KKT at the stopping accuracy); each clustering is tried once. Not used
     # along the path (warm starts; measured: no faster, more failed tries), which
     # certifies before and after its ADMM runs instead.
-    tried: set[bytes] = set()
-    fused_prev: np.ndarray | None = None
-    key_prev = b""
-    stable = 0
+    watch = _ClusterWatch(d, prob.edges)
     if l == 0:
         W, beta, nit, gnorm = _b_step(prob, W, beta, lam, rho, 0.0, None, floor, pre)
         n_iter, lbfgs, converged, r, s = 1, nit, True, 0.0, 0.0
     for it in range(1, max_iter + 1 if l else 0):
-        Q = Z + U
-        q_all, q_up = quad_terms(Q, prob.AT)
         gtol = max(floor, INNER_FACTOR * min(r, s)) if it > 1 else floor
         rel = FIRST_FACTOR if it == 1 else 0.0
-        W, beta, nit, gnorm = _b_step(prob, W, beta, lam, rho, q_all, q_up, gtol, pre, rel)
+        W, beta, Z, theta, r, s, gnorm, nit = _admm_step(
+            prob, W, beta, Z, U, lam, rho, nu_w, gtol, pre, rel
+        )
         lbfgs += nit
-        Wc = W[prob.idx]
-        M = Wc - U
-        Z1, Z2, theta = z_update(M[:l], M[l:], nu_w, rho)
-        Znew = np.concatenate([Z1, Z2])
-        R = Znew - Wc
-        U += R
-        r = float(np.sqrt(np.einsum("ij,ij->", R, R)))
-        dZ = Znew - Z
-        s = rho * float(np.sqrt(np.einsum("ij,ij->", dZ, dZ)))
-        Z = Znew
         n_iter = it
         if r <= eps and s <= eps and gnorm <= eps:
             converged = True
             break
         if certify and nu_w.size and nu_n > 0:
-            fused_now = theta == 0.5
-            if fused_prev is None or not np.array_equal(fused_now, fused_prev):
-                key = labels_from_edges(d, prob.edges, fused_now).tobytes()
-                stable = stable + 1 if key == key_prev else 0
-                key_prev, fused_prev = key, fused_now
-            else:
-                stable += 1
-            if stable >= CERT_STABLE << min(len(tried), 10) and key_prev not in tried:
-                tried.add(key_prev)
-                labels_now = np.frombuffer(key_prev, dtype=np.int64)
+            labels_now = watch.candidate(theta)
+            if labels_now is not None:
                 sol = _certify(prob, labels_now, nu, lam, W, beta, floor, CERT_ADMM_ITER)
                 if sol is not None:
                     out = _certified_result(
@@ -1275,12 +1344,7 @@ def _admm(
                     )
                     return replace(out, n_iter=it, lbfgs_iter=lbfgs)
         if balance:
-            if r > BALANCE_MU * s and rho * BALANCE_TAU <= _RHO_MAX:
-                rho *= BALANCE_TAU
-                U /= BALANCE_TAU
-            elif s > BALANCE_MU * r and rho / BALANCE_TAU >= _RHO_MIN:
-                rho /= BALANCE_TAU
-                U *= BALANCE_TAU
+            rho = _balance(rho, r, s, U)
     fused = (theta == 0.5) & (nu_w > 0)
     labels = labels_from_edges(d, prob.edges, fused)
     B = np.ascontiguousarray(W.T)
@@ -1402,6 +1466,87 @@ def admm_fit(
 IRLS_ITER = 12
 
 
+@dataclass(frozen=True, eq=False)
+class _PartitionFit:
+    """The objective minimised over ``B`` constant on a clustering (:func:`_partition_fit`).
+
+    Attributes
+    ----------
+    W : (d, c) ndarray
+        The fitted class weights per covariate (each cluster's row repeated).
+    beta : (c,) ndarray
+        Intercepts (not centred).
+    gnorm : float
+        2-norm of the reduced gradient at the returned point.
+    sep : float
+        Smallest ``||b_k - b_k'||`` over the pairs of clusters joined by an edge
+        (inf when there is none).
+    inside : (l,) bool ndarray
+        Mask of the edges inside clusters.
+    """
+
+    W: np.ndarray
+    beta: np.ndarray
+    gnorm: float
+    sep: float
+    inside: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class _Certificate:
+    """The exact solution at one ``nu`` for a certified clustering (:func:`_certify`).
+
+    Attributes
+    ----------
+    W : (d, c) ndarray
+        Class weights per covariate, constant on the clusters.
+    beta : (c,) ndarray
+        Intercepts, centred.
+    flow : (l, c) ndarray
+        Edge flows ``v_e`` on all edges: the dual certificate.
+    kkt : float
+        2-norm of the reduced gradient (the stationarity error).
+    """
+
+    W: np.ndarray
+    beta: np.ndarray
+    flow: np.ndarray
+    kkt: float
+
+
+@dataclass(frozen=True, eq=False)
+class _Components:
+    """The fully fused solution and its certificate (:func:`_components`); the fields
+    are the keys of :func:`components_solution`'s dict.
+
+    Attributes
+    ----------
+    B : (c, d) ndarray
+        Class weights, constant on each connected component of ``S``.
+    beta : (c,) ndarray
+        Intercepts, centred.
+    labels : (d,) int64 ndarray
+        Canonical components.
+    nu_max : float
+        The ``nu`` above which this solution is certified optimal.
+    flow : (l, c) ndarray
+        Edge flows ``v_e`` (the dual certificate).
+    objective_smooth : float
+        ``NLL + lam ||B||^2`` at the solution.
+    """
+
+    B: np.ndarray
+    beta: np.ndarray
+    labels: np.ndarray
+    nu_max: float
+    flow: np.ndarray
+    objective_smooth: float
+
+    def as_dict(self) -> dict[str, Any]:
+        """The fields as a dict (the documented result of :func:`components_solution`)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
 def _reduced_problem(prob: _Problem, labels: np.ndarray) -> tuple[_Problem, np.ndarray]:
     """The problem restricted to ``B`` constant on each cluster of ``labels``.
 
@@ -1434,16 +1579,14 @@ def _partition_fit(
     beta0: np.ndarray,
     target: float,
     max_iter: int = 5000,
-) -> dict:
+) -> _PartitionFit:
     """Minimise the objective over ``B`` constant on the clusters of ``labels``.
 
     ``NLL + lam sum_k |C_k| ||b_k||^2 + nu_n sum_{pairs} A_kk' ||b_k - b_k'||`` by
     scipy's L-BFGS, preconditioned with the Hessian at the start (the penalty's
     curvature ``nu_n A_kk' / ||b_k - b_k'||`` included as a graph Laplacian); smooth
     while the clusters stay apart. ``W0`` (d x c) is averaged over each cluster for
-    the start. Returns ``W`` (d x c), ``beta``, ``gnorm`` (2-norm of the reduced
-    gradient), ``sep`` (smallest ``||b_k - b_k'||`` over joined pairs, inf when none)
-    and ``inside`` (mask of the edges inside clusters).
+    the start. Returns a :class:`_PartitionFit`.
     """
     red, inside = _reduced_problem(prob, labels)
     K, c = red.d, red.c
@@ -1495,7 +1638,7 @@ def _partition_fit(
     if lp:
         D = Wr[p0] - Wr[p1]
         sep = float(np.sqrt(np.einsum("ij,ij->i", D, D)).min())
-    return {"W": Wr[labels], "beta": x[Kc:].copy(), "gnorm": gnorm, "sep": sep, "inside": inside}
+    return _PartitionFit(W=Wr[labels], beta=x[Kc:].copy(), gnorm=gnorm, sep=sep, inside=inside)
 
 
 def _fused_flows(
@@ -1522,6 +1665,8 @@ def _fused_flows(
     the passes' decrease also rejected feasible certificates, so none). Returns the flows of the best pass (``l_inside x c``) and
     its largest ratio (inf if none was kept).
     """
+    from scipy.sparse.linalg import splu  # here: a slow import
+
     e = prob.edges[inside]
     capf = caps[inside]
     c, d = prob.c, prob.d
@@ -1575,7 +1720,7 @@ def _certify(
     beta0: np.ndarray,
     target: float,
     max_iter: int = 5000,
-) -> dict | None:
+) -> _Certificate | None:
     """The exact solution at ``nu`` if ``labels`` is its clustering, else None.
 
     Fits the partition (:func:`_partition_fit`) and searches a dual certificate: with
@@ -1584,16 +1729,16 @@ def _certify(
     ``||v_e|| <= nu_n S_e``, on the edges inside clusters close the balance
     ``G + D^T V = 0``. Accepted when the reduced gradient is ``<= target`` (the same
     stationarity accuracy the ADMM stops at), the clusters stay apart and the flows
-    fit. Returns ``W`` (d x c), ``beta``, ``flow`` (l x c, all edges: the dual, as in
-    :func:`components_solution`), ``kkt`` (reduced gradient norm).
+    fit. Returns a :class:`_Certificate` (its ``flow`` on all edges is the dual, as
+    in :func:`components_solution`).
     """
     nu_n = prob.n * nu
     fit = _partition_fit(prob, labels, nu_n, lam, W0, beta0, target, max_iter)
-    if fit["gnorm"] > target:
+    if fit.gnorm > target:
         return None
-    W, beta, inside = fit["W"], fit["beta"], fit["inside"]
+    W, beta, inside = fit.W, fit.beta, fit.inside
     scale = max(float(np.abs(W).max()), 1.0)
-    if fit["sep"] <= 1e-6 * scale:
+    if fit.sep <= 1e-6 * scale:
         return None
     _, G = _nll(prob, W, beta)
     R = prob.X.T @ G + 2.0 * lam * W
@@ -1616,7 +1761,7 @@ def _certify(
         if top > 1.0:
             return None
         flow[inside] = Vin
-    return {"W": W, "beta": beta - beta.mean(), "flow": flow, "kkt": fit["gnorm"]}
+    return _Certificate(W=W, beta=beta - beta.mean(), flow=flow, kkt=fit.gnorm)
 
 
 def components_solution(
@@ -1674,10 +1819,11 @@ def components_solution(
     prob = _prepare(X, y, n_classes, edges, weights)
     with single_blas_thread():
         eps = float(np.sqrt(prob.c * (prob.d + 2 * prob.l))) * tol
-        return _components(prob, lam, INNER_FLOOR * eps)
+        return _components(prob, lam, INNER_FLOOR * eps).as_dict()
 
 
-def _components(prob: _Problem, lam: float, target: float | None = None) -> dict:
+def _components(prob: _Problem, lam: float, target: float | None = None) -> _Components:
+    """The fully fused solution and its ``nu_max`` (see :func:`components_solution`)."""
     labels = labels_from_edges(prob.d, prob.edges)
     counts = np.bincount(prob.y, minlength=prob.c).astype(float)
     beta0 = np.log(np.maximum(counts, 0.5) / prob.n)
@@ -1685,7 +1831,7 @@ def _components(prob: _Problem, lam: float, target: float | None = None) -> dict
     if target is None:
         target = INNER_FLOOR * float(np.sqrt(prob.c * (prob.d + 2 * prob.l))) * 1e-5
     fit = _partition_fit(prob, labels, 0.0, lam, None, beta0, target)
-    W, beta = fit["W"], fit["beta"]
+    W, beta = fit.W, fit.beta
     nll, G = _nll(prob, W, beta)
     grad = prob.X.T @ G + 2.0 * lam * W  # (d, c)
     flow = np.zeros((prob.l, prob.c))
@@ -1694,17 +1840,17 @@ def _components(prob: _Problem, lam: float, target: float | None = None) -> dict
         # every edge is inside a component; caps S_e: the ratios are nu_n at which
         # each flow fits, so the smallest largest ratio over the IRLS passes / n
         flow, top = _fused_flows(
-            prob, labels, fit["inside"], grad, prob.weights, stop=0.0, target=10.0 * target
+            prob, labels, fit.inside, grad, prob.weights, stop=0.0, target=10.0 * target
         )
         nu_max = top / prob.n
-    return {
-        "B": np.ascontiguousarray(W.T),
-        "beta": beta - beta.mean(),
-        "labels": labels,
-        "nu_max": nu_max,
-        "flow": flow,
-        "objective_smooth": nll + lam * float((W * W).sum()),
-    }
+    return _Components(
+        B=np.ascontiguousarray(W.T),
+        beta=beta - beta.mean(),
+        labels=labels,
+        nu_max=nu_max,
+        flow=flow,
+        objective_smooth=nll + lam * float((W * W).sum()),
+    )
 
 
 # ============================================================================ path
@@ -1934,10 +2080,10 @@ def clustering_path(
         guess = None  # clustering to try certifying at the next nu
         if stop_at_components and prob.l:
             comp = _components(prob, lam, target)
-            W = np.ascontiguousarray(comp["B"].T)
-            beta = comp["beta"]
+            W = np.ascontiguousarray(comp.B.T)
+            beta = comp.beta
             Z = W[prob.idx].copy()
-            guess = comp["labels"]
+            guess = comp.labels
         prev_nu: float | None = None
         prev_fused = np.zeros(prob.l, dtype=bool)
         pre = _Precond(prob, lam, single=True)  # carried along the path, rebuilt as it degrades
@@ -1948,9 +2094,9 @@ def clustering_path(
             nu_n = prob.n * nu
             cap = nu_n * prob.weights / rho
             res = None
-            if comp is not None and nu >= comp["nu_max"]:
+            if comp is not None and nu >= comp.nu_max:
                 res = _exact_result(
-                    prob, comp["B"], comp["beta"], Z, U, rho, nu, lam, eps, 0.0, "components"
+                    prob, comp.B, comp.beta, Z, U, rho, nu, lam, eps, 0.0, "components"
                 )
             if res is None and certify and guess is not None and prob.l:
                 sol = _certify(prob, guess, nu, lam, W, beta, target, CERT_TRY_ITER)
@@ -1959,7 +2105,7 @@ def clustering_path(
             if res is None:
                 if prev_nu is None and comp is not None:
                     # first ADMM nu below nu_max: duals from the components' certificate
-                    U = _clip_duals(np.concatenate([-comp["flow"], comp["flow"]]) / rho, cap)
+                    U = _clip_duals(np.concatenate([-comp.flow, comp.flow]) / rho, cap)
                 elif prev_nu is not None:
                     U = _predict_duals(U, prev_nu, prev_fused, nu, cap)
                 res = _admm(prob, nu, lam, rho, tol, int(max_iter), W, beta, Z, U, pre=pre)
@@ -2024,7 +2170,7 @@ def _polish(
 
 def _certified_result(
     prob: _Problem,
-    sol: dict,
+    sol: _Certificate,
     rho: float,
     nu: float,
     lam: float,
@@ -2034,19 +2180,19 @@ def _certified_result(
 ) -> AdmmResult:
     """The :class:`AdmmResult` of a :func:`_certify` solution: ``Z`` the copies of
     ``B``, ``U`` the certificate's edge flows as scaled duals."""
-    Wc = sol["W"]
-    flow = sol["flow"]
+    Wc = sol.W
+    flow = sol.flow
     return _exact_result(
         prob,
         np.ascontiguousarray(Wc.T),
-        sol["beta"],
+        sol.beta,
         Wc[prob.idx],
         np.concatenate([-flow, flow]) / rho,
         rho,
         nu,
         lam,
         eps,
-        sol["kkt"],
+        sol.kkt,
         method,
         labels,
     )

@@ -4,15 +4,14 @@
 Covariates (columns) are clustered while a multinomial logistic regression is fitted:
 a pairwise group-lasso penalty ``nu * sum S_ij ||B_.i - B_.j||_2`` fuses the
 coefficient columns of similar covariates. The clustering path over ``nu`` comes from
-the ADMM of :mod:`._covariate_core`; each distinct clustering is scored by the
-approximate marginal likelihood of a logistic regression on the cluster sums
-(:mod:`._covariate_select`), and the best is refitted.
+the ADMM of :mod:`.core`; each distinct clustering is scored by the approximate
+marginal likelihood of a logistic regression on the cluster sums (:mod:`.select`),
+and the best is refitted. The steps, in order, are in :mod:`.fit`.
 """
 
 from __future__ import annotations
 
 import html
-import warnings
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, ClassVar
@@ -20,13 +19,11 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from .._data.params import as_rng, check_choice, check_int, check_number, user_stacklevel
-from .._data.table import VariableSpec, build_table, transform_like
-from .._engine.parallel import run_parallel
+from .._data.params import Choice, Columns, Int, Number, Seed, as_rng, rules
+from .._data.table import VariableSpec, transform_like
 from .._results.format import call_string, fmt
 from .._results.summary import Summary
-from ..exceptions import CalibrationWarning, ConvergenceWarning
-from . import core as core
+from . import fit as fit
 from . import select as sel
 
 __all__ = ["CovariateClusteringResult", "covariate_clustering"]
@@ -236,83 +233,23 @@ class CovariateClusteringResult:
         return plot_covariate_hierarchy(self, ax=ax, **kwargs)
 
 
-# ------------------------------------------------------------------------ helpers
-def _similarity(similarity: Any, X: np.ndarray, y: np.ndarray, names: list[str], knn: Any):
-    if similarity is None or (isinstance(similarity, str) and similarity == "ledoit_wolf"):
-        S = core.ledoit_wolf_similarity(X, y)
-        source = "ledoit_wolf"
-    elif isinstance(similarity, str):
-        raise ValueError(
-            f"similarity must be 'ledoit_wolf', a (d x d) matrix (array, DataFrame or scipy "
-            f"sparse) or ('embedding', W); got similarity={similarity!r}."
-        )
-    elif isinstance(similarity, tuple) and len(similarity) == 2 and similarity[0] == "embedding":
-        W = similarity[1]
-        if isinstance(W, pd.DataFrame):
-            missing = [n for n in names if n not in W.index]
-            if missing:
-                raise ValueError(f"the embedding has no rows for covariates {missing[:5]}.")
-            W = W.loc[names].to_numpy(dtype=float)
-        S = core.embedding_similarity(np.asarray(W, dtype=float), 10 if knn is None else knn)
-        return S, "embedding"
-    else:
-        S = similarity
-        if isinstance(S, pd.DataFrame):
-            if list(map(str, S.index)) != names or list(map(str, S.columns)) != names:
-                try:
-                    S = S.loc[names, names]
-                except KeyError:
-                    raise ValueError(
-                        "similarity's index and columns must be the covariate names "
-                        f"{names[:5]}{'...' if len(names) > 5 else ''}."
-                    ) from None
-            S = S.to_numpy(dtype=float)
-        shape = S.shape
-        if shape != (len(names), len(names)):
-            raise ValueError(
-                f"similarity must be {len(names)} x {len(names)} (one row and column per "
-                f"covariate); got shape {shape}."
-            )
-        source = "given"
-    if knn is not None:
-        S = core.knn_sparsify(S, check_int("knn", knn, min=1))
-    return S, source
-
-
-def _score_one(X, y, c, lab, sigma, select, n_folds, seed):
-    Z = sel.summed_features(X, lab)
-    B, beta, _ = sel.fit_map(Z, y, c, sigma)
-    row = {
-        "log_ml": sel.log_marginal_likelihood(Z, y, c, sigma, fit=(B, beta)),
-        "train_accuracy": float(np.mean((Z @ B.T + beta).argmax(axis=1) == y)),
-    }
-    if select == "cv":
-        row["cv_accuracy"] = sel.cv_accuracy(
-            X, y, lab, c, sigma, n_folds=n_folds, rng=np.random.default_rng(seed)
-        )
-    return row, sel.associated_class(B)[0]
-
-
-def _score(X, y, c, labels_list, sigma, select, n_folds, seed, n_jobs=None):
-    """Log ML, training accuracy (and CV accuracy, same folds for every clustering) of
-    every clustering, and the associated class of each of its clusters."""
-    out = run_parallel(
-        _score_one,
-        [(X, y, c, lab, sigma, select, n_folds, seed) for lab in labels_list],
-        n_jobs=n_jobs,
-    )
-    return pd.DataFrame([r for r, _ in out]), [a for _, a in out]
-
-
-def _pick(scores: pd.DataFrame, n_clusters: np.ndarray, select: str) -> int:
-    """Best row: highest criterion; ties go to fewer clusters."""
-    col = "log_ml" if select == "marginal_likelihood" else "cv_accuracy"
-    v = scores[col].to_numpy()
-    best = np.flatnonzero(v >= v.max() - 1e-12)
-    return int(best[np.argmin(n_clusters[best])])
-
-
 # ------------------------------------------------------------------------ public
+@rules(
+    knn=Int(min=1, none=True),
+    method=Choice(METHODS),
+    lam=Number(min=0),
+    sigma=Number(min=0, min_inclusive=False, none=True),
+    sigma_rule=Choice(SIGMA_RULES),
+    select=Choice(SELECT),
+    n_folds=Int(min=2),
+    rho=Number(min=0, min_inclusive=False),
+    tol=Number(min=0, min_inclusive=False),
+    max_iter=Int(min=1),
+    missing=Choice(("raise", "drop")),
+    numeric=Columns(),
+    n_jobs=Int(none=True),
+    rng=Seed(),
+)
 def covariate_clustering(
     x: Any = None,
     /,
@@ -415,201 +352,39 @@ def covariate_clustering(
     (True, 40)
     """
     call = call_string(covariate_clustering, locals())
-    check_choice("method", method, list(METHODS))
-    check_choice("select", select, list(SELECT))
-    check_choice("sigma_rule", sigma_rule, list(SIGMA_RULES))
-    lam = check_number("lam", lam, min=0)
-    rho = check_number("rho", rho, min=0, min_inclusive=False)
-    tol = check_number("tol", tol, min=0, min_inclusive=False)
-    max_iter = check_int("max_iter", max_iter, min=1)
-    n_folds = check_int("n_folds", n_folds, min=2)
     generator = as_rng(rng)
-    table = build_table(
-        x,
-        data=data,
-        y=y,
-        response=True,
-        numeric=numeric,
-        missing=missing,
-        allow_categorical=False,
-        min_rows=4,
-    )
-    if table.response is None:
-        raise ValueError(
-            "covariate_clustering needs the classes: a formula 'label ~ .' with data=, or y=."
-        )
-    X = table.numeric
-    names = table.numeric_names
-    codes, classes = pd.factorize(table.response, sort=True)
-    classes = pd.Index(classes, name=table.response.name)
-    c = len(classes)
-    if c < 2:
-        raise ValueError(f"the response has {c} class; covariate clustering needs at least 2.")
-    n, d = X.shape
-    if d < 2:
-        raise ValueError(f"there is {d} covariate; clustering covariates needs at least 2.")
-    y_codes = np.asarray(codes, dtype=np.int64)
-
-    S, s_source = _similarity(similarity, X, y_codes, names, knn)
-
-    # sigma: CV on the full model (both rules from one table)
-    sigma_table = None
-    on_edge = False
-    if sigma is None:
-        s_acc, sigma_table, edge_acc = sel.choose_sigma(
-            X,
-            y_codes,
-            c,
-            rule="accuracy",
-            n_folds=n_folds,
-            rng=np.random.default_rng(int(generator.integers(2**63 - 1))),
-        )
-        s_ll = sel.choose_sigma(
-            X,
-            y_codes,
-            c,
-            rule="loglik",
-            n_folds=n_folds,
-            rng=np.random.default_rng(int(generator.integers(2**63 - 1))),
-        )[0]
-        sigma_values = {"accuracy": s_acc, "loglik": s_ll}
-        sigma_used = sigma_values[sigma_rule]
-        grid = sigma_table.index.to_numpy(dtype=float) if sigma_table is not None else []
-        on_edge = len(grid) > 0 and sigma_used in (float(np.min(grid)), float(np.max(grid)))
-        source = f"CV, rule '{sigma_rule}'"
-        if on_edge:
-            warnings.warn(
-                f"sigma={sigma_used:g} chosen by rule '{sigma_rule}' is on the edge of the CV "
-                "grid; the selected clustering depends on it (see .summary().tables['sigma_rules']), "
-                "or pass sigma=.",
-                CalibrationWarning,
-                stacklevel=user_stacklevel(),
-            )
-    else:
-        sigma_used = check_number("sigma", sigma, min=0, min_inclusive=False)
-        sigma_values = {"given": sigma_used}
-        source = "given"
-
-    # the path of clusterings
+    prep = fit.prepare(x, data=data, y=y, numeric=numeric, missing=missing)
+    S, s_source = fit.similarity_matrix(similarity, prep, knn)
+    sig = fit.choose_sigma(prep, sigma, sigma_rule, n_folds, generator)
     if method == "convex_fusion":
-        edges, weights = core.edges_from_similarity(S)
-        if progress is None:
-            progress = n * d > 200_000
-        records = core.clustering_path(
-            X,
-            y_codes,
-            c,
-            edges,
-            weights,
-            nu,
-            lam=lam,
-            tol=tol,
-            max_iter=max_iter,
-            rho=rho,
-            progress=bool(progress),
+        found = fit.fusion_path(
+            prep, S, nu, lam=lam, tol=tol, max_iter=max_iter, rho=rho, progress=progress
         )
-        distinct = core.distinct_clusterings(records)
-        labels_list = [dc.labels for dc in distinct]
-        tune = pd.DataFrame(
-            {
-                "nu_min": [dc.nu_min for dc in distinct],
-                "nu_max": [dc.nu_max for dc in distinct],
-            }
-        )
-        converged = [dc.n_unconverged == 0 for dc in distinct]
-        n_capped = sum(not r.converged for r in records)
-        if n_capped:
-            warnings.warn(
-                f"the ADMM hit max_iter={max_iter} at {n_capped} of {len(records)} values of "
-                "nu (their clusterings are kept and flagged in .path); raise max_iter.",
-                ConvergenceWarning,
-                stacklevel=user_stacklevel(),
-            )
     else:
-        P = S.toarray() if hasattr(S, "toarray") else np.asarray(S, dtype=float)
-        if method == "convex_clustering":
-            runs = sel.convex_clustering_path(P, gammas=gammas)
-            col = "gamma"
-        else:
-            grid = range(1, d + 1) if ks is None else ks
-            runs = sel.kmeans_covariates(P, list(grid), rng=generator)
-            col = "k"
-        seen: dict[bytes, int] = {}
-        labels_list, values = [], []
-        for v, lab in runs:
-            lab = core.canonical_labels(lab)
-            if lab.tobytes() not in seen:
-                seen[lab.tobytes()] = len(labels_list)
-                labels_list.append(lab)
-                values.append(v)
-        tune = pd.DataFrame({col: values})
-        converged = [True] * len(labels_list)
-
-    cv_seed = int(generator.integers(2**63 - 1))
-    scores, class_path = _score(
-        X, y_codes, c, labels_list, sigma_used, select, n_folds, cv_seed, n_jobs
+        found = fit.baseline_path(prep, S, method, gammas=gammas, ks=ks, generator=generator)
+    chosen = fit.select_clustering(
+        prep, found, sig, select=select, n_folds=n_folds, generator=generator, n_jobs=n_jobs
     )
-    n_cl = np.array([int(lab.max()) + 1 for lab in labels_list])
-    best = _pick(scores, n_cl, select)
-    lml = scores["log_ml"].to_numpy()
-    others = np.delete(lml, best)
-    margin = float(lml[best] - others.max()) if others.size else float("nan")
-    path = pd.concat(
-        [tune, pd.DataFrame({"n_clusters": n_cl}), scores],
-        axis=1,
-    )
-    path["converged"] = converged
-    path["selected"] = np.arange(len(path)) == best
-
-    # selection under each sigma rule (the summary shows how firm the choice is)
-    by_rule = {}
-    for rule, s_val in sigma_values.items():
-        if s_val == sigma_used:
-            row = best
-        else:
-            sc, _ = _score(
-                X, y_codes, c, labels_list, s_val, "marginal_likelihood", n_folds, 0, n_jobs
-            )
-            row = _pick(sc, n_cl, "marginal_likelihood")
-        by_rule[rule] = {"sigma": s_val, "n_clusters_selected": int(n_cl[row]), "path_row": row}
-
-    lab = labels_list[best]
-    Z = sel.summed_features(X, lab)
-    B, beta, _ = sel.fit_map(Z, y_codes, c, sigma_used)
-    cls, odds = sel.associated_class(B)
-    cl_index = pd.RangeIndex(B.shape[1], name="cluster")
-    coef = pd.DataFrame(B.T, index=cl_index, columns=classes)
-    cluster_class = pd.DataFrame(
-        {
-            "size": np.bincount(lab, minlength=B.shape[1]),
-            "associated_class": classes[cls],
-            "odds_ratio": odds,
-        },
-        index=cl_index,
-    )
-    if method == "convex_fusion":
-        lo, hi = float(tune["nu_min"].iloc[best]), float(tune["nu_max"].iloc[best])
-        nu_sel = float(np.sqrt(lo * hi)) if lo > 0 else hi / 2 if hi > 0 else 0.0
-    else:
-        nu_sel = float(tune.iloc[best, 0])
+    lab = found.labels[chosen.best]
+    model = fit.refit(prep, lab, sig.sigma)
     return CovariateClusteringResult(
-        clusters=pd.Series(lab, index=pd.Index(names, name="covariate"), name="cluster"),
-        path=path,
-        labels_path=labels_list,
-        class_path=class_path,
-        nu=nu_sel,
-        coef=coef,
-        intercept=pd.Series(beta, index=classes, name="intercept"),
-        cluster_class=cluster_class,
-        sigma=sigma_used,
-        sigma_table=sigma_table,
-        sigma_by_rule=by_rule,
-        classes=classes,
+        clusters=pd.Series(lab, index=pd.Index(prep.names, name="covariate"), name="cluster"),
+        path=chosen.path,
+        labels_path=found.labels,
+        class_path=chosen.class_path,
+        nu=fit.selected_nu(method, found.tune, chosen.best),
+        coef=model.coef,
+        intercept=model.intercept,
+        cluster_class=model.cluster_class,
+        sigma=sig.sigma,
+        sigma_table=sig.table,
+        sigma_by_rule=chosen.by_rule,
+        classes=prep.classes,
         method=method,
         select=select,
         sigma_rule=sigma_rule,
-        margin=margin,
-        n_obs=n,
+        margin=chosen.margin,
+        n_obs=prep.X.shape[0],
         call=call,
         params={
             "lam": lam,
@@ -618,9 +393,9 @@ def covariate_clustering(
             "max_iter": max_iter,
             "similarity": s_source,
             "knn": knn,
-            "sigma_source": source,
-            "sigma_on_edge": on_edge,
+            "sigma_source": sig.source,
+            "sigma_on_edge": sig.on_edge,
         },
-        variables=table.spec,
+        variables=prep.spec,
         similarity=S,
     )

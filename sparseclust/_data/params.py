@@ -16,6 +16,7 @@ import functools
 import inspect
 import numbers
 from collections.abc import Callable, Iterable, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -38,6 +39,7 @@ __all__ = [
     "check_int",
     "check_names",
     "check_number",
+    "given_arguments",
     "user_stacklevel",
 ]
 
@@ -367,13 +369,22 @@ class Choice(Rule):
 
 @dataclass(frozen=True)
 class Flag(Rule):
-    """``True`` or ``False``."""
+    """``True`` or ``False`` (or ``None`` with ``none=True``: "decide for me")."""
 
-    def check(self, name: str, value: Any) -> bool:
-        return check_bool(name, value)
+    none: bool = False
+
+    def check(self, name: str, value: Any) -> bool | None:
+        if value is None and self.none:
+            return None
+        try:
+            return check_bool(name, value)
+        except TypeError as err:
+            if not self.none:
+                raise
+            raise TypeError(_with_alternatives(str(err), " (or None)")) from None
 
     def bad_values(self) -> list[Any]:
-        return ["yes", 2, None]
+        return ["yes", 2] + ([] if self.none else [None])
 
 
 @dataclass(frozen=True)
@@ -408,6 +419,19 @@ def _with_alternatives(message: str, alternatives: str) -> str:
     return f"{head}{alternatives}{sep}{tail}" if sep else message + alternatives
 
 
+#: (decorated function, the declared arguments as the caller wrote them) of the
+#: innermost running call: the ``Call:`` line shows what the user wrote, not the
+#: normalised values the body receives (``lam=1``, not ``lam=1.0``).
+_GIVEN: ContextVar[tuple[Any, dict[str, Any]]] = ContextVar("_GIVEN", default=(None, {}))
+
+
+def given_arguments(func: Callable[..., Any]) -> dict[str, Any]:
+    """The declared arguments of the running call of ``func`` as the caller passed
+    them (empty when ``func`` is not the innermost :func:`rules`-checked call)."""
+    owner, given = _GIVEN.get()
+    return dict(given) if owner is func else {}
+
+
 def rules(**declared: Rule) -> Callable[[F], F]:
     """Declare a public function's parameter rules, checked in one place.
 
@@ -439,6 +463,7 @@ def rules(**declared: Rule) -> Callable[[F], F]:
         @functools.wraps(func)
         def checked(*args: Any, **kwargs: Any) -> Any:
             bound = sig.bind(*args, **kwargs)
+            given = {n: bound.arguments[n] for n in declared if n in bound.arguments}
             for name, rule in declared.items():
                 if name in bound.arguments:
                     bound.arguments[name] = rule.check(name, bound.arguments[name])
@@ -446,7 +471,11 @@ def rules(**declared: Rule) -> Callable[[F], F]:
                     default = sig.parameters[name].default
                     if default is not inspect.Parameter.empty:
                         rule.check(name, default)  # a default breaking its own rule is a bug
-            return func(*bound.args, **bound.kwargs)
+            token = _GIVEN.set((checked, given))
+            try:
+                return func(*bound.args, **bound.kwargs)
+            finally:
+                _GIVEN.reset(token)
 
         checked.__rules__ = dict(declared)  # type: ignore[attr-defined]
         return checked  # type: ignore[return-value]

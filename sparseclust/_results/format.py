@@ -11,6 +11,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._data.params import given_arguments
+
 __all__ = ["call_context", "call_string", "fmt", "fmt_list"]
 
 #: Set by :func:`call_context`: how the ``Call:`` line names the data, and which
@@ -77,12 +79,15 @@ def _data_name(x: Any) -> str:
 def call_string(func: Callable, values: dict[str, Any], first: str = "x") -> str:
     """Render the call as R's ``Call:`` line, showing arguments that differ from defaults.
 
-    ``values`` is the public function's ``locals()`` at entry; ``first`` names its
-    positional data argument, rendered as the caller's variable name when it can be
-    found (else ``data``).
+    ``values`` is the public function's ``locals()`` at entry (the arguments its
+    :func:`~sparseclust._data.params.rules` declaration checked are shown as the
+    caller passed them, not normalised); ``first`` names its positional data
+    argument, rendered as the caller's variable name when it can be found (else
+    ``data``).
     """
     sig = inspect.signature(func)
     show = _CALL_CONTEXT.get()[1]
+    values = {**values, **given_arguments(func)}  # as the user wrote them
     parts = []
     for name, p in sig.parameters.items():
         if name not in values:
