@@ -62,9 +62,11 @@ import pandas as pd
 
 from sparseclust import craft, simulate
 from sparseclust._craft import core as core
-from sparseclust._craft.front import _prepare, default_rho, gap_choice
+from sparseclust._craft.front import default_rho
+from sparseclust._craft.prepared import prepare_table as _prepare
 from sparseclust._data.table import build_table
 from sparseclust._engine.threads import single_blas_thread
+from sparseclust._tuning.gap import choose_by_gap as gap_choice
 from sparseclust.datasets import load_monk3, load_penguins, load_spambase, load_splice, load_wine
 from sparseclust.metrics import purity
 

@@ -51,9 +51,9 @@ import numpy as np
 import pandas as pd
 
 from sparseclust._craft import core as core
-from sparseclust._craft.front import _prepare
-from sparseclust._data.table import build_table
 from sparseclust._craft.dask import prepare_dask
+from sparseclust._craft.prepared import prepare_table as _prepare
+from sparseclust._data.table import build_table
 
 LEVELS = np.array(list("abcd"))
 SEED = np.random.SeedSequence(1)
@@ -106,14 +106,14 @@ def main() -> None:
     # in memory; lambda calibrated to K = 3 on these rows, for the seed the fits use (the
     # rule "open a cluster when a point's cost exceeds lambda" sees more extreme points
     # in more rows, and another start can give another K at the same lambda)
-    from sparseclust._craft.front import _calibrated_run, _lambda_hi
+    from sparseclust._craft.lam import calibrated_run, lambda_hi
 
     mem = pd.concat(
         [make_part(20_000 + i, args.memory_rows // 10) for i in range(10)], ignore_index=True
     )
     d_m = _prepare(build_table(mem), True, 0.01).data
     del mem
-    settings = dict(
+    settings = core.Settings(
         m=0.5,
         rho=0.24,
         budget="fixed",
@@ -124,7 +124,7 @@ def main() -> None:
         shuffle=False,
     )
     consts = core.craft_constants(0.5, 0.24)
-    lam = _calibrated_run(d_m, settings, 3, SEED, _lambda_hi(d_m, consts))["lam"]
+    lam = calibrated_run(d_m, settings, 3, SEED, lambda_hi(d_m, consts)).lam
     print(f"lambda calibrated to K = 3 on the {d_m.n:,} in-memory rows: {lam:.4g}")
 
     environ = dict(

@@ -33,7 +33,8 @@ from sparseclust import (
     craft,
     craft_lambda,
 )
-from sparseclust._craft.front import default_rho, stability_choice
+from sparseclust._craft.front import default_rho
+from sparseclust._craft.select_k import stability_choice
 from sparseclust.datasets import load_wine
 from sparseclust.metrics import ari, purity
 from sparseclust.plotting import plot_k_selection
@@ -785,14 +786,17 @@ def test_stability_method_finds_no_clusters_in_independent_columns():
 def test_subsample_fit_assigns_its_own_rows_its_own_labels():
     """The stability criterion's building block: a fit on a subsample, every row
     assigned by the fit's cost, gives the subsample's rows the labels of the fit."""
-    from sparseclust._craft.front import _calibrated_runs, _choose, _prepare, _subsample_labels
+    from sparseclust._craft.core import Settings
+    from sparseclust._craft.prepared import prepare_table as _prepare
+    from sparseclust._craft.restarts import calibrated_runs as _calibrated_runs
+    from sparseclust._craft.restarts import choose as _choose
+    from sparseclust._craft.select_k import subsample_labels as _subsample_labels
     from sparseclust._data.table import build_table
 
     sim = craft_fig2c(rng=2)
     d = _prepare(build_table(sim.data, min_rows=2), True, 0.01).data
     m, rho = 1 / 3, default_rho(1 / 3)
-    settings = dict(m=m, rho=rho, budget="fixed", eps_c=None, eps_v=None)
-    settings.update(sigma_floor=0.05, max_iter=100, shuffle=False)
+    settings = Settings(m=m, rho=rho, budget="fixed", eps_c=None, eps_v=None)
     consts = core.craft_constants(m, rho)
     rows = np.sort(np.random.default_rng(0).choice(d.n, 200, replace=False))
     seed = np.random.SeedSequence(7)

@@ -15,8 +15,9 @@ import pytest
 
 from sparseclust import CraftResult, DPRFResult, EntropyResult, dp_rf, entropy_clustering
 from sparseclust._craft import core as core
-from sparseclust._craft.front import _singleton_selection
-from sparseclust._craft.variants import SIGMA_DP, _farthest_first
+from sparseclust._craft.lam import farthest_first as _farthest_first
+from sparseclust._craft.lam import singleton_selection as _singleton_selection
+from sparseclust._craft.variants import SIGMA_DP
 from sparseclust.datasets import load_house_votes_84, load_splice
 from sparseclust.exceptions import CalibrationWarning
 from sparseclust.metrics import ari, nmi, purity

@@ -13,8 +13,8 @@ from __future__ import annotations
 import math
 import threading
 import weakref
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import dataclass, fields, replace
+from typing import Any, NamedTuple
 
 import numpy as np
 from scipy import sparse
@@ -22,21 +22,70 @@ from scipy import sparse
 from .._engine.blocks import BLOCK_ROWS, LocalBlocks, block_bounds, call_on_row
 from .._engine.threads import single_blas_thread
 
-__all__ = ["Blocked", "CraftData", "as_blocked", "craft_constants", "craft_fit", "prepare"]
+__all__ = [
+    "Blocked",
+    "Constants",
+    "CraftData",
+    "Fit",
+    "Settings",
+    "as_blocked",
+    "craft_constants",
+    "craft_fit",
+    "prepare",
+]
+
+
+class _ByName:
+    """Read access by field name (``record["F_delta"]``), as the dicts these records
+    replaced gave it to scripts and tests; the fields are the record's interface."""
+
+    def __getitem__(self, name: str) -> Any:
+        if not isinstance(name, str) or name not in {f.name for f in fields(self)}:  # type: ignore[arg-type]
+            raise KeyError(name)
+        return getattr(self, name)
 
 
 # ----------------------------------------------------------------------- constants
+@dataclass(frozen=True)
+class Constants(_ByName):
+    """The selection prior's constants for ``(m, rho)`` (paper eq. (1)).
+
+    Attributes
+    ----------
+    a0, b0 : float
+        Beta parameters of a feature's selection probability
+        (``m^2 (1-m) / rho - m`` and ``m (1-m)^2 / rho + m``).
+    a1, b1 : float
+        ``a0 + 1`` and ``b0 - 1``.
+    F0, F1 : float
+        ``F(a0, b0)`` and ``F(a1, b1)``, ``F(a, b) = (a+b) log(a+b) - a log a - b log b``;
+        a cluster costs ``D F0`` besides lambda.
+    F_delta : float
+        ``F1 - F0``: the cost of one selected feature in a cluster (exactly 0 at
+        ``m = 0.5``, ``rho = 0.24``). Entropy clustering sets ``F0`` and ``F_delta``
+        to 0 (no feature terms).
+    """
+
+    a0: float
+    b0: float
+    a1: float
+    b1: float
+    F0: float
+    F1: float
+    F_delta: float
+
+
 def _F(a: float, b: float) -> float:
     return (a + b) * np.log(a + b) - a * np.log(a) - b * np.log(b)
 
 
-def craft_constants(m: float, rho: float) -> dict[str, float]:
+def craft_constants(m: float, rho: float) -> Constants:
     """a0, b0, a1, b1, F0, F1, F_delta for ``(m, rho)`` (paper eq. (1)).
 
     Examples
     --------
     >>> c = craft_constants(0.5, 0.24)
-    >>> bool(abs(c["F_delta"]) < 1e-12)
+    >>> bool(abs(c.F_delta) < 1e-12)
     True
     """
     a0 = m * m * (1 - m) / rho - m
@@ -46,7 +95,109 @@ def craft_constants(m: float, rho: float) -> dict[str, float]:
     F_delta = F1 - F0
     if abs(F_delta) <= 1e-12 * max(abs(F0), 1.0):  # m = 0.5, rho = 0.24: exactly 0 by symmetry
         F_delta = 0.0
-    return {"a0": a0, "b0": b0, "a1": a1, "b1": b1, "F0": F0, "F1": F1, "F_delta": F_delta}
+    return Constants(a0=a0, b0=b0, a1=a1, b1=b1, F0=F0, F1=F1, F_delta=F_delta)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The settings of a CRAFT fit shared by every restart (:func:`craft_fit`'s keywords).
+
+    Attributes
+    ----------
+    m, rho : float
+        Prior mean and variance of the selection probabilities.
+    budget : str
+        ``"fixed"`` or ``"approximate"``.
+    eps_c, eps_v : float or None
+        Thresholds of the approximate budget (None with the fixed one).
+    sigma_floor : float
+        A cluster's sd is at least this times the feature's global sd.
+    max_iter : int
+        Cap on passes.
+    shuffle : bool
+        Visit the rows in a fresh random order each pass.
+    select_all : bool
+        Every feature kept (no selection, no Bernoulli draws: entropy clustering).
+    sigma_override : float or None
+        Sigma used in the costs instead of the clusters' own (DP-RF: ``1/sqrt(2)``).
+    feature_terms : bool
+        False drops the F0 / F_delta terms (entropy clustering).
+    """
+
+    m: float
+    rho: float
+    budget: str = "fixed"
+    eps_c: float | None = None
+    eps_v: float | None = None
+    sigma_floor: float = 0.05
+    max_iter: int = 100
+    shuffle: bool = False
+    select_all: bool = False
+    sigma_override: float | None = None
+    feature_terms: bool = True
+
+    def kwargs(self) -> dict[str, Any]:
+        """The settings as :func:`craft_fit` keywords."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    def pick(self, *names: str) -> dict[str, Any]:
+        """The settings ``names`` as a dict (a result's ``params``)."""
+        return {name: getattr(self, name) for name in names}
+
+
+@dataclass(frozen=True, eq=False)
+class Fit(_ByName):
+    """One finished CRAFT run (:func:`craft_fit`; a restart of the fronts).
+
+    Attributes
+    ----------
+    lam : float
+        The lambda of the run: the one given, or for a fit at a fixed number of
+        clusters the smallest at which it is a fixed point (:func:`fixed_point_lambda`).
+    labels : ndarray or None
+        0-based labels of all rows (None when the blocks live on a cluster: ``states``).
+    states : list or None
+        Each block's final state on a remote executor (its labels), else None.
+    state : State
+        The clusters' parameters and selection.
+    objective : ndarray
+        The objective after every pass.
+    n_iter : int
+        Passes run.
+    converged : bool
+        The last pass changed no label.
+    aborted : bool
+        Stopped early (past ``max_clusters`` or ``stop_above``).
+    consts : Constants
+        The prior's constants used.
+    start : int
+        The row the first cluster was centred at.
+    sizes : ndarray
+        Rows per cluster.
+    nll : float or None
+        Negative log-likelihood (restart criterion): with ``with_nll=True`` or added
+        by :func:`add_nll`; DP-RF puts its squared error here.
+    kind : str or None
+        Set by the restarts: ``"calibrated"``, ``"seeded"``, ``"given"`` or
+        ``"farthest_first"``.
+    calibration : DataFrame or None
+        Set by lambda calibration: (lam, n_clusters) of every fit tried.
+    """
+
+    lam: float
+    labels: np.ndarray | None
+    states: list[Any] | None
+    state: State
+    objective: np.ndarray
+    n_iter: int
+    converged: bool
+    aborted: bool
+    consts: Constants
+    start: int
+    sizes: np.ndarray
+    nll: float | None = None
+    kind: str | None = None
+    calibration: Any = None
 
 
 def round_half_up(x: float) -> int:
@@ -976,7 +1127,7 @@ def _open_clusters(
     not depend on the blocking. Past ``cap`` clusters no more are opened (the fit is
     being stopped: lambda is too small).
     """
-    F_delta, a0, b0 = consts["F_delta"], consts["a0"], consts["b0"]
+    F_delta, a0, b0 = consts.F_delta, consts.a0, consts.b0
     vsum = st.v.sum(axis=0).astype(float)
     K_now = st.K
     openers: list[int] = []
@@ -1010,7 +1161,7 @@ def _pass(data: Blocked, states, st, threshold, consts, rng, select_all, so, rem
     """One CAF pass over all blocks: (states, state with opened clusters appended,
     summed statistics of the pass's assignment). ``cap``: see :func:`_open_clusters`."""
     ex = data.executor
-    F_delta = consts["F_delta"]
+    F_delta = consts.F_delta
     if getattr(ex, "calls_are_round_trips", False):  # one call for steps 1 and 3 when it can
         states, res = ex.map(_k_costs_assign, states, st, F_delta, threshold, so, remap)
         n_cand = [r[0] for r in res]
@@ -1034,7 +1185,7 @@ def caf_pass(
     data: CraftData,
     st: State,
     threshold: float,
-    consts: dict[str, float],
+    consts: Constants,
     rng: np.random.Generator,
     *,
     select_all: bool = False,
@@ -1061,30 +1212,30 @@ def objective(
     st: State,
     labels: np.ndarray,
     lam: float,
-    consts: dict[str, float],
+    consts: Constants,
     own_cost: np.ndarray | None = None,
     sigma_override: float | None = None,
 ) -> float:
     """The CRAFT objective: discrepancies + (lambda + D F0) K + F_delta sum v."""
     if own_cost is None:
-        own_cost = costs(data, st, consts["F_delta"], sigma_override=sigma_override)[
+        own_cost = costs(data, st, consts.F_delta, sigma_override=sigma_override)[
             np.arange(data.n), labels
         ]
     nv = st.v.sum(axis=1)
-    discrepancy = float(own_cost.sum() - consts["F_delta"] * nv[labels].sum())
+    discrepancy = float(own_cost.sum() - consts.F_delta * nv[labels].sum())
     D = data.P + data.Q
-    return discrepancy + (lam + D * consts["F0"]) * st.K + consts["F_delta"] * float(nv.sum())
+    return discrepancy + (lam + D * consts.F0) * st.K + consts.F_delta * float(nv.sum())
 
 
-def discrepancy(data: CraftData, st: State, labels: np.ndarray, consts: dict[str, float]) -> float:
+def discrepancy(data: CraftData, st: State, labels: np.ndarray, consts: Constants) -> float:
     """Numeric + categorical discrepancy terms only (the data-fit part of the objective)."""
-    own = costs(data, st, consts["F_delta"])[np.arange(data.n), labels]
-    return float(own.sum() - consts["F_delta"] * st.v.sum(axis=1)[labels].sum())
+    own = costs(data, st, consts.F_delta)[np.arange(data.n), labels]
+    return float(own.sum() - consts.F_delta * st.v.sum(axis=1)[labels].sum())
 
 
 # ------------------------------------------------------------------------ the fit
 def craft_fit(
-    data: CraftData,
+    data: CraftData | Blocked,
     lam: float | None,
     *,
     m: float,
@@ -1103,7 +1254,7 @@ def craft_fit(
     with_nll: bool = False,
     fixed_k: int | None = None,
     rng: np.random.Generator,
-) -> dict[str, Any]:
+) -> Fit:
     """One run of CRAFT (Algorithm 1 with CAF) at a given lambda.
 
     ``max_clusters``: stop early (``aborted=True``, not converged) once a pass leaves
@@ -1112,8 +1263,9 @@ def craft_fit(
     ``n`` passes in a row. Lambda calibration only needs to know that lambda is too
     small, and such fits are the expensive ones.
 
-    Returns labels (0-based), the final :class:`State`, objective trace (one value per
-    pass, computed with the parameters the pass used), n_iter, converged.
+    Returns a :class:`Fit`: labels (0-based), the final :class:`State`, objective
+    trace (one value per pass, computed with the parameters the pass used), n_iter,
+    converged.
 
     The degenerate methods share this loop: ``select_all=True`` keeps every feature
     (no selection, no Bernoulli draws); ``sigma_override`` fixes the sigma used in
@@ -1135,9 +1287,22 @@ def craft_fit(
     :class:`Blocked` data set on any executor (the Dask backend): the same kernels,
     the same random draws in the same order, hence the same fit.
     """
+    settings = Settings(
+        m=m,
+        rho=rho,
+        budget=budget,
+        eps_c=eps_c,
+        eps_v=eps_v,
+        sigma_floor=sigma_floor,
+        max_iter=max_iter,
+        shuffle=shuffle,
+        select_all=select_all,
+        sigma_override=sigma_override,
+        feature_terms=feature_terms,
+    )
     consts = craft_constants(m, rho)
     if not feature_terms:
-        consts = {**consts, "F0": 0.0, "F_delta": 0.0}
+        consts = replace(consts, F0=0.0, F_delta=0.0)
     if (fixed_k is None) == (lam is None):
         raise ValueError("craft_fit needs a lambda or fixed_k=, not both.")
     with single_blas_thread():
@@ -1147,7 +1312,7 @@ def craft_fit(
                 as_blocked(data),
                 fixed_k,
                 m=m,
-                F_delta=consts["F_delta"],
+                F_delta=consts.F_delta,
                 select_all=select_all,
                 sigma_override=sigma_override,
                 rng=rng,
@@ -1155,17 +1320,9 @@ def craft_fit(
         return _fit(
             data,
             lam,
+            settings,
+            consts,
             init=init,
-            consts=consts,
-            m=m,
-            budget=budget,
-            eps_c=eps_c,
-            eps_v=eps_v,
-            sigma_floor=sigma_floor,
-            max_iter=max_iter,
-            shuffle=shuffle,
-            select_all=select_all,
-            sigma_override=sigma_override,
             max_clusters=max_clusters,
             stop_above=stop_above,
             with_nll=with_nll,
@@ -1173,88 +1330,102 @@ def craft_fit(
         )
 
 
+class _Loop(NamedTuple):
+    """Where the passes of :func:`_fit` ended."""
+
+    states: list[Any]  # each block's state (its labels under "labels")
+    remap: np.ndarray | None  # old cluster -> new cluster of the last update
+    state: State  # the clusters after the last update and selection
+    trace: list[tuple[float, int, float]]  # per pass: objective without lambda terms
+    tot: dict[str, Any]  # the last pass's summed statistics
+    n_iter: int
+    converged: bool
+    aborted: bool
+    known: bool  # the last pass's own costs are the final ones
+
+
 def _fit(
-    data,
-    lam,
+    data: CraftData | Blocked,
+    lam: float | None,
+    settings: Settings,
+    consts: Constants,
     *,
-    consts,
-    m,
-    budget,
-    eps_c,
-    eps_v,
-    sigma_floor,
-    max_iter,
-    shuffle,
-    select_all,
-    sigma_override,
-    max_clusters,
-    stop_above,
-    with_nll,
-    rng,
-    init=None,
-):
+    max_clusters: int | None,
+    stop_above: tuple[int, int] | None,
+    with_nll: bool,
+    rng: np.random.Generator,
+    init: tuple[State, int] | None = None,
+) -> Fit:
     """The loop of :func:`craft_fit`. ``init=(state, start)``: begin from these
     clusters instead of one at a random point; ``lam=None``: no cluster is opened
     (threshold infinite) and the result's ``lam`` is the smallest lambda at which the
     final state is a fixed point (:func:`seeded_fit`)."""
     B = as_blocked(data)
-    ex = B.executor
-    if shuffle and not B.local:
+    if settings.shuffle and not B.local:
         raise ValueError(
             "shuffle=True visits the rows in a fresh random order each pass, which needs the "
             "data in memory; use shuffle=False (data order) with the Dask backend."
         )
     D = B.P + B.Q
-    threshold = np.inf if lam is None else lam + D * consts["F0"]
-    so = sigma_override
+    threshold = np.inf if lam is None else lam + D * consts.F0
     if init is not None:
         st, start = init
     else:
         # Step 1: one cluster holding every point, centred at a random data point,
         # v_1 ~ Bernoulli(m)^D, sigma_1 = 1.
         start = int(rng.integers(B.n))
-        v1 = np.ones(D, dtype=bool) if select_all else rng.random(D) < m
+        v1 = np.ones(D, dtype=bool) if settings.select_all else rng.random(D) < settings.m
         st = singleton(fetch_row(B, start), 0, v1)
+    loop = _passes(B, st, threshold, settings, consts, rng, max_clusters, stop_above)
+    return _final_fit(B, lam, loop, settings, consts, with_nll, start)
+
+
+def _passes(
+    B: Blocked,
+    st: State,
+    threshold: float,
+    settings: Settings,
+    consts: Constants,
+    rng: np.random.Generator,
+    max_clusters: int | None,
+    stop_above: tuple[int, int] | None,
+) -> _Loop:
+    """CAF passes, parameter updates and selection until no label changes (or a stop)."""
+    ex = B.executor
+    shuffle, so = settings.shuffle, settings.sigma_override
     states, remap = ex.initial_states(), None
     labels = np.zeros(B.n, dtype=np.int64) if shuffle else None
     trace: list[tuple[float, int, float]] = []  # objective without and with lambda
     converged = aborted = known = False
     it = over = 0
     tot: dict[str, Any] = {"nk": np.array([float(B.n)])}
-    for it in range(1, max_iter + 1):
+    for it in range(1, settings.max_iter + 1):
         if shuffle:  # the same pass on the rows in a fresh random order
-            order = rng.permutation(B.n)
-            Bp = as_blocked(take_rows(B.header, order))
-            lab_p = labels[order]
-            pstates = [
-                {"labels": lab_p[a : a + n]} for a, n in zip(Bp.executor.offsets, Bp.executor.sizes)
-            ]
-            pstates, cand_state, tot = _pass(
-                Bp, pstates, st, threshold, consts, rng, select_all, so, None, max_clusters
+            raw, cand_state, tot = _shuffled_pass(
+                B, labels, st, threshold, consts, rng, settings, max_clusters
             )
-            raw = np.empty(B.n, dtype=np.int64)
-            raw[order] = np.concatenate([s["labels"] for s in pstates])
         else:
             states, cand_state, tot = _pass(
-                B, states, st, threshold, consts, rng, select_all, so, remap, max_clusters
+                B, states, st, threshold, consts, rng, settings.select_all, so, remap, max_clusters
             )
         # objective of the configuration the pass produced, with the parameters it used
         nv = cand_state.v.sum(axis=1)
         used = np.flatnonzero(tot["nk"])
         trace.append(
             (
-                tot["cost"] - consts["F_delta"] * float(tot["nk"] @ nv),
+                tot["cost"] - consts.F_delta * float(tot["nk"] @ nv),
                 used.size,
-                consts["F_delta"] * float(nv[used].sum()),
+                consts.F_delta * float(nv[used].sum()),
             )
         )
-        st_new, remap = state_from_stats(B, tot, cand_state.v, sigma_floor)
+        st_new, remap = state_from_stats(B, tot, cand_state.v, settings.sigma_floor)
         if shuffle:
             labels = remap[raw]
-        if select_all:
+        if settings.select_all:
             v = np.ones_like(st_new.v)
         else:
-            v = select(B, st_new, m=m, budget=budget, eps_c=eps_c, eps_v=eps_v)
+            s = settings
+            v = select(B, st_new, m=s.m, budget=s.budget, eps_c=s.eps_c, eps_v=s.eps_v)
         st_new = replace(st_new, v=v)
         K_tot = cand_state.K
         pairs = tot["pairs"]
@@ -1277,35 +1448,84 @@ def _fit(
     if shuffle:
         states = [{"labels": labels[a : a + n]} for a, n in zip(ex.offsets, ex.sizes)]
         remap = None
+    return _Loop(states, remap, st, trace, tot, it, converged, aborted, known)
+
+
+def _shuffled_pass(
+    B: Blocked,
+    labels: np.ndarray,
+    st: State,
+    threshold: float,
+    consts: Constants,
+    rng: np.random.Generator,
+    settings: Settings,
+    max_clusters: int | None,
+) -> tuple[np.ndarray, State, dict[str, Any]]:
+    """One pass on the rows in a fresh random order: (labels before the update in data
+    order, state with opened clusters appended, summed statistics)."""
+    order = rng.permutation(B.n)
+    Bp = as_blocked(take_rows(B.header, order))
+    lab_p = labels[order]
+    pstates = [{"labels": lab_p[a : a + n]} for a, n in zip(Bp.executor.offsets, Bp.executor.sizes)]
+    so = settings.sigma_override
+    pstates, cand_state, tot = _pass(
+        Bp, pstates, st, threshold, consts, rng, settings.select_all, so, None, max_clusters
+    )
+    raw = np.empty(B.n, dtype=np.int64)
+    raw[order] = np.concatenate([s["labels"] for s in pstates])
+    return raw, cand_state, tot
+
+
+def _final_fit(
+    B: Blocked,
+    lam: float | None,
+    loop: _Loop,
+    settings: Settings,
+    consts: Constants,
+    with_nll: bool,
+    start: int,
+) -> Fit:
+    """After the last pass: own costs, objective, likelihood, and the fit's record."""
+    ex = B.executor
+    D = B.P + B.Q
+    st = loop.state
+    threshold = np.inf if lam is None else lam + D * consts.F0
     fixed_k = lam is None
     states, parts = ex.map(
-        _k_final, states, st, consts["F_delta"], so, remap, with_nll, known, fixed_k
+        _k_final,
+        loop.states,
+        st,
+        consts.F_delta,
+        settings.sigma_override,
+        loop.remap,
+        with_nll,
+        loop.known,
+        fixed_k,
     )
     if fixed_k:
-        lam = fixed_point_lambda(max(p["top"] for p in parts), D * consts["F0"])
-        threshold = lam + D * consts["F0"]
-    nk = tot["nk"][tot["nk"] > 0]
+        lam = fixed_point_lambda(max(p["top"] for p in parts), D * consts.F0)
+        threshold = lam + D * consts.F0
+    nk = loop.tot["nk"][loop.tot["nk"] > 0]
     nv = st.v.sum(axis=1)
     own = float(sum(p["cost"] for p in parts))
-    trace.append(
-        (own - consts["F_delta"] * float(nk @ nv), st.K, consts["F_delta"] * float(nv.sum()))
+    trace = [
+        *loop.trace,
+        (own - consts.F_delta * float(nk @ nv), st.K, consts.F_delta * float(nv.sum())),
+    ]
+    return Fit(
+        lam=lam,
+        labels=(np.concatenate([s["labels"] for s in ex.fetch(states)]) if B.local else None),
+        states=None if B.local else states,
+        state=st,
+        objective=np.array([a + threshold * k + c for a, k, c in trace]),
+        n_iter=loop.n_iter,
+        converged=loop.converged,
+        aborted=loop.aborted,
+        consts=consts,
+        start=start,
+        sizes=nk,
+        nll=float(sum(p["nll"] for p in parts)) if with_nll else None,
     )
-    out = {
-        "lam": lam,
-        "labels": (np.concatenate([s["labels"] for s in ex.fetch(states)]) if B.local else None),
-        "states": None if B.local else states,
-        "state": st,
-        "objective": np.array([a + threshold * k + c for a, k, c in trace]),
-        "n_iter": it,
-        "converged": converged,
-        "aborted": aborted,
-        "consts": consts,
-        "start": start,
-        "sizes": nk,
-    }
-    if with_nll:
-        out["nll"] = float(sum(p["nll"] for p in parts))
-    return out
 
 
 def fixed_point_lambda(top: float, DF0: float) -> float:
@@ -1413,7 +1633,7 @@ def seed_clusters(
     return st, taken[0]
 
 
-def seeded_fit(data: CraftData | Blocked, K: int, **kw: Any) -> dict[str, Any]:
+def seeded_fit(data: CraftData | Blocked, K: int, **kw: Any) -> Fit:
     """A CRAFT fit at a fixed number of clusters ``K``: ``craft_fit(data, None,
     fixed_k=K, **kw)`` (see there)."""
     return craft_fit(data, None, fixed_k=K, **kw)
@@ -1485,33 +1705,34 @@ def farthest_first(
     return float(lam)
 
 
-def release_states(data: CraftData | Blocked, *outs: dict[str, Any]) -> None:
-    """Free finished fits' per-row states held by a remote executor (one call)."""
+def release_states(data: CraftData | Blocked, *outs: Fit) -> None:
+    """Free finished fits' per-row states held by a remote executor (one call).
+
+    The records are not changed: release a fit once, and only when its labels are no
+    longer needed.
+    """
     release = getattr(getattr(data, "executor", None), "release", None)
-    held = [out for out in outs if out.get("states") is not None]
+    held = [out.states for out in outs if out.states is not None]
     if release is not None and held:
-        release(*[out["states"] for out in held])
-        for out in held:
-            out["states"] = None
+        release(*held)
 
 
-def fit_nll(data: CraftData | Blocked, out: dict[str, Any]) -> float:
-    """Negative log-likelihood of a finished fit (:func:`neg_loglik` over the blocks)."""
-    if "nll" in out:
-        return out["nll"]
-    if out["labels"] is not None and not isinstance(data, Blocked):
-        return neg_loglik(data, out["state"], out["labels"])
+def add_nll(data: CraftData | Blocked, out: Fit) -> Fit:
+    """The fit with its negative log-likelihood (:func:`neg_loglik` over the blocks)
+    as ``nll``; a remote fit's states are those the kernel left (it consumes the
+    states it reads)."""
+    if out.nll is not None:
+        return out
+    if out.labels is not None and not isinstance(data, Blocked):
+        return replace(out, nll=neg_loglik(data, out.state, out.labels))
     B = as_blocked(data)
-    states = out["states"]
+    states = out.states
     if states is None:
         states = [
-            {"labels": out["labels"][a : a + n]}
-            for a, n in zip(B.executor.offsets, B.executor.sizes)
+            {"labels": out.labels[a : a + n]} for a, n in zip(B.executor.offsets, B.executor.sizes)
         ]
-    states, parts = B.executor.map(_k_nll, states, out["state"])
-    if out["states"] is not None:
-        out["states"] = states  # a remote state is consumed by the kernel that reads it
-    return float(sum(parts))
+    states, parts = B.executor.map(_k_nll, states, out.state)
+    return replace(out, nll=float(sum(parts)), states=states if out.states is not None else None)
 
 
 def neg_loglik(data: CraftData, st: State, labels: np.ndarray) -> float:

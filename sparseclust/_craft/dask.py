@@ -19,7 +19,6 @@ import numpy as np
 from .._engine.blocks import BLOCK_ROWS, block_bounds, call_on_sample
 from .._engine.dask import (
     DaskPrepared,
-    TypedPart,
     block_executor,
     center_scale,
     prepared,
@@ -68,7 +67,6 @@ def _block_sq_dev(block: core.CraftData, mean: np.ndarray) -> np.ndarray:
 
 def _with_globals(block: core.CraftData, col_mean, col_sd) -> core.CraftData:
     return core.replace(block, col_mean=col_mean, col_sd=col_sd)
-
 
 
 def prepare_dask(
@@ -159,5 +157,3 @@ def _concat(pieces: list[core.CraftData], header: core.CraftData) -> core.CraftD
         codes=np.vstack([p.codes for p in pieces]),
         g0=np.concatenate([p.g0 for p in pieces]),
     )
-
-

@@ -1,35 +1,61 @@
-"""CRAFT: cluster-specific assorted feature selection (public front and result)."""
+"""CRAFT: cluster-specific assorted feature selection (the public fronts).
+
+:func:`craft` and :func:`craft_lambda` read top to bottom: the parameters (their rules
+declared once with ``@rules``; those that depend on other arguments or on the data
+checked in the body), the table (in memory, or persisted blocks on Dask:
+:func:`~sparseclust._craft.dask.prepare_dask`), the executor, the fit (K selection in
+:mod:`~sparseclust._craft.select_k`, the restarts in :mod:`~sparseclust._craft.restarts`,
+lambda in :mod:`~sparseclust._craft.lam`) and the result
+(:mod:`~sparseclust._craft.result`).
+"""
 
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
-from functools import cached_property, partial
-from typing import Any, ClassVar
+from dataclasses import replace
+from typing import Any
 
 import numpy as np
 import pandas as pd
-from sklearn.metrics import adjusted_rand_score
 
 from .._data.params import (
+    Choice,
+    Columns,
+    Flag,
+    Int,
+    Number,
+    Seed,
     as_rng,
-    check_bool,
-    check_choice,
-    check_int,
-    check_number,
+    rules,
     user_stacklevel,
 )
-from .._data.table import ColumnTable, build_table, empty_table, transform_like
+from .._data.table import ColumnTable, build_table, empty_table
 from .._engine.dask import route_backend
-from .._engine.parallel import run_parallel
-from .._results.base import ClusterResult, labels_series
-from .._results.format import call_string, fmt
-from .._tuning.gap import choose_by_gap
-from .._tuning.penalty import calibrate_lambda, resolve_penalty
+from .._results.format import call_string
+from .._tuning.penalty import Penalty, resolve_penalty
 from ..exceptions import CalibrationWarning, ConvergenceWarning
 from . import core as core
+from . import lam as lam_
+from . import restarts as restarts
+from . import select_k as select_k
+from .prepared import Prepared, prepare_table
+from .result import CraftResult, build_result
 
 __all__ = ["CraftResult", "craft", "craft_lambda"]
+
+#: How missing cells may be handled (every CRAFT-family front).
+MISSING = ("native", "drop", "raise")
+#: Rules shared by the CRAFT-family fronts (``rho``'s range depends on ``m``: the body).
+M_RULE = Number(min=0, max=1, min_inclusive=False, max_inclusive=False)
+RHO_RULE = Number(none=True)
+K_RULE = Int(min=1, none=True)
+ALPHA_RULE = Number(min=0, min_inclusive=False)
+#: The settings a craft() result reports in ``params`` (with lambda and k).
+_PARAMS = ("m", "rho", "budget", "eps_c", "eps_v", "sigma_floor", "max_iter", "shuffle")
+
+#: The in-memory preparation under its former name (tests and benchmarks prepare data
+#: as craft() does).
+_prepare = prepare_table
 
 
 # ------------------------------------------------------------------------ helpers
@@ -39,101 +65,29 @@ def default_rho(m: float) -> float:
     return rho if rho < m * (1 - m) else m * (1 - m) / 2
 
 
-def _check_m_rho(m: Any, rho: Any) -> tuple[float, float]:
-    m = check_number("m", m, min=0, max=1, min_inclusive=False, max_inclusive=False)
+def check_rho(m: float, rho: float | None) -> float:
+    """``rho`` inside ``(0, m(1-m))`` for the (checked) ``m``, or the default for None."""
     if rho is None:
-        return m, default_rho(m)
-    rho = check_number("rho", rho)
+        return default_rho(m)
     if not 0 < rho < m * (1 - m):
         raise ValueError(
             f"rho must be in (0, m(1-m)) = (0, {m * (1 - m):.6g}) for m={m:g}; got rho={rho:g}. "
             "Values near m(1-m) give cluster-specific selection, near 0 global selection; "
             "leave rho=None for the paper's default max(0.01, m(1-m) - 0.01)."
         )
-    return m, rho
+    return rho
 
 
-@dataclass(frozen=True)
-class _Prepared:
-    table: ColumnTable
-    data: core.CraftData
-    center: np.ndarray | None
-    scale: np.ndarray | None
-
-
-def _prepare(table: ColumnTable, scale: bool, alpha: float) -> _Prepared:
-    num = table.numeric.copy()
-    center = sd = None
-    if scale and num.shape[1]:
-        center = np.nanmean(num, axis=0)
-        sd = np.nanstd(num, axis=0, ddof=1)
-        sd = np.where(sd > 0, sd, 1.0)
-        num = (num - center) / sd
-    n_levels = [len(table.levels[c]) for c in table.categorical_names]
-    return _Prepared(table, core.prepare(num, table.codes, n_levels, alpha=alpha), center, sd)
-
-
-def _singleton_selection(data: core.CraftData, i: int, m: float) -> np.ndarray:
-    """Features a singleton at point ``i`` uses in the farthest-first heuristic.
-
-    Fixed budget: the categorical features whose level at ``i`` is rarest globally
-    (largest ``G_d - G_kd``), and the numeric features where ``i`` lies farthest from
-    the global mean in global-sd units (a singleton has no spread to rank by).
-    """
-    P, Q = data.P, data.Q
-    v = np.zeros(P + Q, dtype=bool)
-    if P:
-        z = np.abs(data.X0[i] - data.col_mean) / np.where(data.col_sd > 0, data.col_sd, 1.0)
-        if data.M is not None:
-            z = np.where(data.M[i] > 0, z, -1.0)
-        n_sel = min(P, max(1, core.round_half_up(m * P)))
-        v[np.argsort(-z, kind="stable")[:n_sel]] = True
-    if Q:
-        st = core.singleton(data, i, v)
-        score = core.category_scores(data, st)[0]
-        n_sel = min(Q, max(1, core.round_half_up(m * Q)))
-        v[P + np.argsort(-score, kind="stable")[:n_sel]] = True
-    return v
-
-
-def _farthest_first(
-    d: core.CraftData | core.Blocked,
-    k: int,
-    selection,
-    *,
-    F_delta: float,
-    rng: np.random.Generator,
-    sigma_override: float | None = None,
-) -> float:
-    """The paper's farthest-first lambda on a given cost (section 4).
-
-    T starts with a random point; ``k`` times the point whose smallest cost to a
-    member of T (each a singleton cluster using the features ``selection(row)``, the
-    point given as a one-row block) is largest is added; lambda is that cost of the
-    last point added. Runs over row blocks (ties go to the earliest row).
-    """
-    first = int(rng.integers(d.n))
-    lam = core.farthest_first(
-        d, k, selection, first, F_delta=F_delta, sigma_override=sigma_override
-    )
-    if not lam > 0:
-        raise ValueError(
-            f"the farthest-first heuristic gave lambda={lam:g} (fewer than k+1={k + 1} distinct "
-            f"points); use a smaller k, k= alone (calibration) or lam=<number>."
-        )
-    return lam
-
-
-def _finish(best: dict, k: int | None, max_iter: int, name: str) -> None:
+def warn_owed(best: core.Fit, k: int | None, max_iter: int, name: str) -> None:
     """The warnings every CRAFT-family fit owes its caller."""
-    if k is not None and best["state"].K != k:
+    if k is not None and best.state.K != k:
         warnings.warn(
             f"no restart reached k={k} clusters; returning the best run with "
-            f"{best['state'].K} clusters.",
+            f"{best.state.K} clusters.",
             CalibrationWarning,
             stacklevel=user_stacklevel(),
         )
-    if not best["converged"]:
+    if not best.converged:
         warnings.warn(
             f"{name} did not converge in max_iter={max_iter} passes; raise max_iter.",
             ConvergenceWarning,
@@ -141,46 +95,28 @@ def _finish(best: dict, k: int | None, max_iter: int, name: str) -> None:
         )
 
 
-def _fit_all(
-    d, pen, settings, consts, seeds, n_jobs, ff_lambda, seeded=()
-) -> tuple[list[dict], str, int | None]:
-    """Runs for every restart, however lambda is set (given, calibrated to ``k`` or
-    farthest-first: ``ff_lambda(rng)``). With ``k`` alone, one seeded ``k``-cluster run
-    per seed in ``seeded`` is added (:func:`_seeded_tasks`). Returns (runs, lam_method, k)."""
-    if pen.method == "calibrate":
-        runs = _calibrated_runs(d, settings, consts, pen.k, seeds, n_jobs, seeded)
-        return runs, "calibrated", pen.k
-    if pen.method == "farthest_first":
-        lam, method = ff_lambda(np.random.default_rng(seeds[0])), "farthest_first"
-    else:
-        lam, method = pen.lam, "given"
-    runs = _parallel(n_jobs, [(_fixed_run, (d, settings, lam, s)) for s in seeds], d)
-    for r in runs:
-        r["kind"] = method
-    return runs, method, pen.k
-
-
-def _conclude(
-    runs,
-    prep,
+def conclude(
+    runs: list[core.Fit],
+    prep: Prepared,
     *,
-    k,
-    name,
-    call,
-    method,
-    consts,
-    settings,
-    scale,
-    keep_data,
-    k_selection=None,
-    dask_prep=None,
+    k: int | None,
+    name: str,
+    call: str,
+    method: str,
+    consts: core.Constants,
+    settings: core.Settings,
+    params: dict[str, Any],
+    scale: bool,
+    keep_data: bool,
+    k_selection: pd.DataFrame | None = None,
+    dask_prep: Any = None,
 ) -> CraftResult:
     """Choose the restart to report, warn as owed, and build the result."""
-    best = _choose(runs, k, prep.data, consts)
+    best = restarts.choose(runs, k, prep.data, consts)
     # per-row states of the other restarts, kept on a cluster's workers
     core.release_states(prep.data, *[r for r in runs if r is not best])
-    _finish(best, k, settings["max_iter"], name)
-    return _result(
+    warn_owed(best, k, settings.max_iter, name)
+    return build_result(
         best,
         runs,
         prep,
@@ -189,308 +125,168 @@ def _conclude(
         k=k,
         consts=consts,
         settings=settings,
+        params=params,
         scale=scale,
         keep_data=keep_data,
         k_selection=k_selection,
-        calibration=best.get("calibration"),
         dask_prep=dask_prep,
     )
 
 
-# ------------------------------------------------------------------------- result
-@dataclass(frozen=True, eq=False, repr=False, kw_only=True)
-class CraftResult(ClusterResult):
-    """Result of :func:`craft`.
+def _singleton_lambda(
+    d: core.CraftData | core.Blocked, k: int, m: float, consts: core.Constants, rng: Any
+) -> float:
+    """The farthest-first lambda of CRAFT (singletons with the fixed-budget features)."""
+    return lam_.farthest_first(
+        d, k, lambda row: lam_.singleton_selection(row, 0, m), F_delta=consts.F_delta, rng=rng
+    )
 
-    Attributes
-    ----------
-    labels : Series (Int64)
-        0-based clusters on the input index (``<NA>`` for rows dropped).
-    selected : DataFrame of bool
-        One row per cluster, one column per input variable: feature selected for
-        the cluster (the paper's v).
-    centers : DataFrame
-        Numeric cluster means in the data's own units (clusters x numeric variables).
-    sds : DataFrame
-        Numeric within-cluster standard deviations (own units; the sigma used,
-        floors included).
-    level_shares : DataFrame
-        Categorical level shares per cluster (smoothed), columns ``(variable, level)``.
-    lam, m, rho, F0, F_delta : float
-        Penalty and prior constants.
-    lam_method : str
-        ``"given"``, ``"calibrated"`` (``k=``: lambda set to give ``k`` clusters, by
-        bisection or, for a seeded run, as its fixed-point lambda), ``"farthest_first"``
-        or, with K chosen automatically, ``"stability"`` or ``"gap"`` (the ``k_method``).
-    k : int or None
-        The number of clusters asked for (or chosen automatically).
-    objective : ndarray
-        The CRAFT objective after every pass (the asymptotic objective of the paper).
-    neg_loglik : float
-        Negative log-likelihood with Gaussian normalisers (the restart criterion).
-    budget, eps_c, eps_v : selection settings.
-    restarts : DataFrame
-        One row per restart: kind (``"calibrated"``, ``"seeded"``, ``"given"`` or
-        ``"farthest_first"``), lambda, clusters, n_iter, converged, criterion, chosen.
-        A seeded run's lambda is the smallest (>= 0) at which it is a fixed point.
-    calibration : DataFrame or None
-        (lam, n_clusters) of every fit tried while calibrating the chosen restart.
-    k_selection : DataFrame or None
-        When the number of clusters was chosen automatically, its criterion table:
-        ``k``, ``stability`` and ``sd_stability`` (mean and sd of the adjusted Rand
-        index over subsample pairs, K >= 2), ``gap`` and ``sd_gap`` (K = 1 and 2 for
-        the stability method's test, every K for ``k_method="gap"``, which also
-        gives ``nll`` and ``ref_nll``) and ``chosen``.
-    """
 
-    selected: pd.DataFrame
-    centers: pd.DataFrame
-    sds: pd.DataFrame
-    level_shares: pd.DataFrame
-    lam: float
-    lam_method: str
-    k: int | None
-    m: float
-    rho: float
-    F0: float
-    F_delta: float
-    objective: np.ndarray
-    neg_loglik: float
-    budget: str
-    eps_c: float | None
-    eps_v: float | None
-    scale: bool
-    restarts: pd.DataFrame
-    calibration: pd.DataFrame | None = None
-    k_selection: pd.DataFrame | None = None
-    _state: Any = None
-    _prep: Any = None
-
-    method_name: ClassVar[str] = "CRAFT"
-    plot_hint: ClassVar[str] = ".plot_subspaces() for the selected features"
-
-    @property
-    def objective_path(self) -> np.ndarray:
-        """Alias of ``objective`` (the trace)."""
-        return self.objective
-
-    def _headline(self) -> str:
-        return (
-            f"CRAFT (m={fmt(self.m)}, lambda={fmt(self.lam)}, {self.lam_method}, "
-            f"{self.budget} budget) with {self.n_clusters} clusters"
+def _build_table(
+    x: Any,
+    data: Any,
+    lazy: bool,
+    categorical: list[str] | None,
+    numeric: list[str] | None,
+    missing: str,
+    scale: bool,
+    alpha: float,
+) -> tuple[ColumnTable, Any]:
+    """(typed table, None) in memory; on the Dask backend (an empty table with the
+    variables' spec, the persisted blocks of
+    :func:`~sparseclust._craft.dask.prepare_dask`)."""
+    if not lazy:
+        table = build_table(
+            x,
+            data=data,
+            categorical=categorical,
+            numeric=numeric,
+            missing=missing,
+            missing_choices=MISSING,
+            min_rows=2,
         )
+        return table, None
+    from .dask import prepare_dask
 
-    def _detail_lines(self) -> list[str]:
-        sel = self.selected
-        lines = [
-            f"Features selected per cluster: {', '.join(str(int(s)) for s in sel.sum(axis=1))} "
-            f"of {sel.shape[1]}"
-        ]
-        for k in range(min(len(sel), 6)):
-            names = list(sel.columns[sel.iloc[k].to_numpy()])
-            shown = ", ".join(names[:8]) + (", ..." if len(names) > 8 else "")
-            lines.append(f"  cluster {k}: {shown}")
-        if len(sel) > 6:
-            lines.append(f"  ... {len(sel) - 6} more clusters")
-        if self.k is not None and self.k != self.n_clusters:
-            lines.append(f"Asked for k={self.k}; got {self.n_clusters} clusters.")
-        if self._chosen_run().startswith("seeded"):
-            lines.append(
-                f"Reported run: {self._chosen_run()}, at the smallest lambda where it is "
-                "a fixed point."
-            )
-        return lines
+    dask_prep = prepare_dask(
+        x, data, categorical=categorical, numeric=numeric, missing=missing, scale=scale, alpha=alpha
+    )
+    return empty_table(dask_prep.spec), dask_prep
 
-    @cached_property
-    def selection_frequency(self) -> pd.Series:
-        """Share of clusters that select each variable, highest first."""
-        return (
-            self.selected.mean(axis=0)
-            .sort_values(ascending=False, kind="stable")
-            .rename("share_of_clusters")
+
+def _prepared(table: ColumnTable, dask_prep: Any, scale: bool, alpha: float) -> Prepared:
+    """The data the fits run on: the table's arrays, or the Dask backend's blocks."""
+    if dask_prep is None:
+        return prepare_table(table, scale, alpha)
+    return Prepared(table, dask_prep.data, dask_prep.center, dask_prep.scale)
+
+
+def _approximate_eps_c(budget: str, eps_c: float | None, eps_v: float | None) -> float | None:
+    """``eps_c`` of the approximate budget (0.8 by default); ``eps_c`` / ``eps_v`` given
+    with the fixed budget are an error."""
+    if budget == "approximate":
+        return 0.8 if eps_c is None else eps_c
+    if eps_c is not None or eps_v is not None:
+        raise ValueError("eps_c / eps_v apply to budget='approximate'; got budget='fixed'.")
+    return eps_c
+
+
+def _approximate_eps_v(budget: str, eps_v: float | None, d: Any) -> float | None:
+    """``eps_v`` of the approximate budget: by default half the median variance of the
+    numeric columns in the units clustered (0.5 without numeric columns)."""
+    if budget != "approximate" or eps_v is not None:
+        return eps_v
+    var = d.col_sd**2 if d.P else np.ones(1)
+    return 0.5 * float(np.median(var)) if d.P else 0.5
+
+
+def _restart_counts(n_init: int | str, n_seeded: int | str, cells: int) -> tuple[int, int]:
+    """``n_init`` and ``n_seeded`` with ``"auto"`` resolved (by the data's cells)."""
+    if n_init == "auto":
+        n_init = 40 if cells <= 50_000 else 20 if cells <= 500_000 else 10
+    if n_seeded == "auto":
+        n_seeded = -(-n_init // 4)  # a quarter of n_init, rounded up
+    return int(n_init), int(n_seeded)
+
+
+def _draws(
+    d: core.CraftData | core.Blocked,
+    pen: Penalty,
+    m: float,
+    consts: core.Constants,
+    generator: np.random.Generator,
+    n_init: int,
+    n_seeded: int,
+) -> tuple[float | None, list[Any], list[Any]]:
+    """The fit's draws from the caller's rng, in this order: the farthest-first lambda
+    (first, so that it equals ``craft_lambda(..., rng=rng)``; None unless asked for),
+    then the root of the restarts' seeds: (lambda, ``n_init`` seeds, ``n_seeded`` seeds
+    of the seeded runs)."""
+    ff_lam = None
+    if pen.method == "farthest_first":
+        ff_lam = _singleton_lambda(d, pen.k, m, consts, generator)
+    root = np.random.SeedSequence(int(generator.integers(2**63 - 1)))
+    return ff_lam, root.spawn(n_init), root.spawn(n_seeded)
+
+
+def _sample(
+    dask_prep: Any, pen: Penalty, calibrate: str, sample_rows: int, seed: Any
+) -> core.CraftData | None:
+    """Dask: the in-memory sample that the choice of K and the lambda calibration
+    (``calibrate="sample"``) run on; None otherwise."""
+    if dask_prep is None:
+        return None
+    if not (pen.method == "auto" or (pen.method == "calibrate" and calibrate == "sample")):
+        return None
+    from .dask import sample_data
+
+    return sample_data(dask_prep, sample_rows, np.random.default_rng(seed))
+
+
+def _fit_restarts(
+    prep: Prepared,
+    sample: core.CraftData | None,
+    pen: Penalty,
+    settings: core.Settings,
+    consts: core.Constants,
+    how: select_k.KChoice,
+    seeds: list[Any],
+    seeded: list[Any],
+    n_jobs: int | None,
+    ff_lam: float | None,
+) -> tuple[list[core.Fit], str, int | None, pd.DataFrame | None]:
+    """Every restart of :func:`craft`: (runs, lam_method, k, k_selection). With neither
+    ``k`` nor ``lam`` K is chosen first (on the Dask sample when there is one), then
+    lambda calibrated to it; on Dask with ``calibrate="sample"`` lambda is calibrated
+    on the sample and the restarts run on all rows."""
+    k_selection, method = None, None
+    if pen.method == "auto":
+        on = prep if sample is None else replace(prep, data=sample)
+        k, k_selection = select_k.choose_k(on, settings, consts, how, seed=seeds[0], n_jobs=n_jobs)
+        pen, method = Penalty("calibrate", None, k), how.method
+    if pen.method == "calibrate" and sample is not None:
+        runs = restarts.sample_calibrated_runs(
+            sample, prep.data, settings, consts, pen.k, seeds, n_jobs, seeded
         )
-
-    def _summary_tables(self) -> dict[str, pd.DataFrame]:
-        clusters = pd.DataFrame(
-            {"size": self.sizes, "n_selected": self.selected.sum(axis=1).to_numpy()}
-        )
-        params = pd.DataFrame(
-            {
-                "value": [
-                    fmt(self.lam, 6),
-                    self.lam_method,
-                    self.k,
-                    fmt(self.m),
-                    fmt(self.rho),
-                    fmt(self.F0, 6),
-                    fmt(self.F_delta, 6),
-                    self.budget,
-                    self.eps_c,
-                    self.eps_v,
-                    self.scale,
-                    fmt(self.objective[-1], 6),
-                    fmt(self.neg_loglik, 6),
-                    self.n_iter,
-                    self.converged,
-                    self._restart_counts(),
-                    self._chosen_run(),
-                ]
-            },
-            index=[
-                "lambda",
-                "lambda set by",
-                "k",
-                "m",
-                "rho",
-                "F0",
-                "F_delta",
-                "budget",
-                "eps_c",
-                "eps_v",
-                "scale",
-                "objective",
-                "neg. log-lik",
-                "iterations",
-                "converged",
-                "restarts",
-                "chosen run",
-            ],
-        )
-        freq = self.selection_frequency.to_frame()
-        tables = {
-            "clusters": clusters,
-            "parameters": params,
-            "selection_frequency": freq,
-            "selected": self.selected.astype(int),
-        }
-        if self.table is not None:
-            tables["selected_profiles"] = self.selected_profiles()
-        if self.k_selection is not None:
-            tables["k_selection"] = self.k_selection
-        return tables
-
-    def _restart_counts(self) -> str:
-        """``"3"``, or ``"3 calibrated + 3 seeded"`` when the restarts are of two kinds."""
-        counts = self.restarts["kind"].value_counts(sort=False)
-        if len(counts) < 2:
-            return str(len(self.restarts))
-        return " + ".join(f"{n} {kind}" for kind, n in counts.items())
-
-    def _chosen_run(self) -> str:
-        """Kind and number of the restart reported, e.g. ``"seeded (restart 4)"``."""
-        r = self.restarts
-        i = int(np.flatnonzero(r["chosen"].to_numpy())[0])
-        return f"{r['kind'].iloc[i]} (restart {r.index[i]})"
-
-    def selected_profiles(self) -> pd.DataFrame:
-        """Profiles (as :meth:`profiles`) with cells of unselected features blanked (NaN)."""
-        prof = self.profiles()
-        out = prof.copy()
-        for k in self.selected.index:
-            mask = ~self.selected.loc[k]
-            unselected = [v for v in mask.index[mask.to_numpy()]]
-            if unselected:
-                rows = prof.index.get_level_values(0).isin(unselected)
-                out.loc[rows, k] = np.nan
-        return out
-
-    def _notes(self) -> list[str]:
-        notes = super()._notes()
-        if self.scale and self.variables.numeric_names:
-            notes.append(
-                "Numeric variables were standardised (mean 0, sd 1) before clustering; "
-                "centres and sds are reported in the original units."
-            )
-        t = self.table
-        if (
-            t is not None
-            and t.missing == "native"
-            and (np.isnan(t.numeric).any() or (t.codes < 0).any())
-        ):
-            notes.append(
-                "Missing cells were handled natively: they add nothing to a point's "
-                "cost and are left out of the cluster statistics."
-            )
-        notes.append(
-            "Restarts are compared by the model's negative log-likelihood with the "
-            "Gaussian normalisers kept (see craft() Notes)."
-        )
-        tab = self.k_selection
-        if tab is not None and "stability" in tab.columns:
-            row = tab.set_index("k").loc[self.k]
-            how = (
-                "the gap test kept K = 1 (Gap(1) >= Gap(2) - sd)"
-                if self.k == 1
-                else f"the most stable K (mean adjusted Rand {row['stability']:.3f} between "
-                "fits on pairs of subsamples; the gap test rejected K = 1)"
-            )
-            notes.append(f"K = {self.k} was chosen automatically: {how}. See k_selection.")
-        elif tab is not None:
-            notes.append(f"K = {self.k} was chosen by the gap statistic. See k_selection.")
-        if self.restarts["kind"][self.restarts["chosen"]].eq("seeded").any():
-            notes.append(
-                f"The run reported is a seeded {self.n_clusters}-cluster run (k-means++-style "
-                "seeding under the CRAFT cost, then CAF passes without new clusters); lambda "
-                "is the smallest (>= 0) at which it is a fixed point of Algorithm 1: the "
-                "largest smallest cost of a point minus D F0, or 0 when that is negative."
-            )
-        return notes
-
-    #: sigma used in the costs instead of the clusters' own (DP-RF: 1/sqrt(2)).
-    _cost_sigma: ClassVar[float | None] = None
-
-    def _new_arrays(self, t: ColumnTable) -> tuple[np.ndarray, np.ndarray]:
-        """Numeric block and codes of new data, as the fit saw its own."""
-        return t.numeric, t.codes
-
-    def predict(self, newdata: Any, *, missing: str = "native") -> pd.Series:
-        """Assign new rows to the fitted clusters by the fit's cost (no new clusters).
-
-        Missing cells contribute nothing (``missing="native"``, default) or rows with
-        them are dropped (``"drop"``) or rejected (``"raise"``).
-        """
-        check_choice("missing", missing, ["native", "drop", "raise"])
-        t = transform_like(self.variables, newdata, missing=missing)
-        prep: _Prepared = self._prep
-        num, codes = self._new_arrays(t)
-        if prep.center is not None:
-            num = (num - prep.center) / prep.scale
-        d = prep.data
-        new = core.with_training_stats(core.prepare(num, codes, list(d.L), alpha=d.alpha), d)
-        D = core.costs(new, self._state, self.F_delta, sigma_override=self._cost_sigma)
-        return labels_series(t, D.argmin(axis=1))
-
-    def plot_subspaces(self, truth: pd.DataFrame | None = None, **kwargs: Any) -> Any:
-        """The clusters x features selection matrix (paper Figs. 2-4), beside ``truth`` if given."""
-        from .. import plotting
-
-        return plotting.plot_subspaces(self.selected, truth, **kwargs)
-
-    def plot_profiles(self, ax: Any = None, **kwargs: Any) -> Any:
-        """Heatmap of the cluster profiles."""
-        from .. import plotting
-
-        return plotting.plot_profiles(self, ax=ax, **kwargs)
-
-    def plot_objective(self, ax: Any = None, **kwargs: Any) -> Any:
-        """The objective after each pass."""
-        from .. import plotting
-
-        return plotting.plot_objective(self, ax=ax, **kwargs)
-
-    def plot_k_selection(self, ax: Any = None, **kwargs: Any) -> Any:
-        """The criterion that chose K (stability or gap statistic) against K."""
-        if self.k_selection is None:
-            raise ValueError(
-                "the number of clusters was not chosen automatically "
-                "(call craft() without k= and lam= to get the criterion curve)."
-            )
-        from .. import plotting
-
-        return plotting.plot_k_selection(self.k_selection, ax=ax, **kwargs)
+        return runs, method or "calibrated", pen.k, k_selection
+    runs, lam_method, k = restarts.fit_all(
+        prep.data, pen, settings, consts, seeds, n_jobs, lambda _g: ff_lam, seeded
+    )
+    return runs, method or lam_method, k, k_selection
 
 
 # ------------------------------------------------------------------------- public
+@rules(
+    k=Int(min=1),
+    m=M_RULE,
+    rho=RHO_RULE,
+    categorical=Columns(),
+    numeric=Columns(),
+    scale=Flag(),
+    missing=Choice(MISSING),
+    alpha=ALPHA_RULE,
+    rng=Seed(),
+)
 def craft_lambda(
     x: Any = None,
     /,
@@ -524,31 +320,51 @@ def craft_lambda(
     >>> lam > 0
     True
     """
-    m, rho = _check_m_rho(m, rho)
-    k = check_int("k", k, min=1)
+    rho = check_rho(m, rho)
     table = build_table(
         x,
         data=data,
         categorical=categorical,
         numeric=numeric,
         missing=missing,
-        missing_choices=("native", "drop", "raise"),
+        missing_choices=MISSING,
         min_rows=k + 1,
     )
-    prep = _prepare(
-        table, check_bool("scale", scale), check_number("alpha", alpha, min=0, min_inclusive=False)
-    )
+    prep = prepare_table(table, scale, alpha)
     consts = core.craft_constants(m, rho)
-    d = prep.data
-    return _farthest_first(
-        d,
-        k,
-        lambda row: _singleton_selection(row, 0, m),
-        F_delta=consts["F_delta"],
-        rng=as_rng(rng),
-    )
+    return _singleton_lambda(prep.data, k, m, consts, as_rng(rng))
 
 
+@rules(
+    m=M_RULE,
+    k=K_RULE,
+    rho=RHO_RULE,
+    budget=Choice(("fixed", "approximate")),
+    eps_c=Number(min=0, max=1, min_inclusive=False, max_inclusive=False, none=True),
+    eps_v=Number(min=0, min_inclusive=False, none=True),
+    categorical=Columns(),
+    numeric=Columns(),
+    scale=Flag(),
+    missing=Choice(MISSING),
+    alpha=ALPHA_RULE,
+    sigma_floor=Number(min=0),
+    n_init=Int(min=1, also=("auto",)),
+    n_seeded=Int(min=0, also=("auto",)),
+    max_iter=Int(min=1),
+    shuffle=Flag(),
+    k_max=Int(min=2),
+    k_method=Choice(("stability", "gap")),
+    n_pairs=Int(min=1),
+    subsample=Number(min=0, max=1, min_inclusive=False, max_inclusive=False),
+    n_refs=Int(min=1),
+    k_rule=Choice(("Tibs2001SEmax", "firstSEmax", "globalmax")),
+    n_jobs=Int(none=True),
+    keep_data=Flag(),
+    backend=Choice(("auto", "numpy", "dask")),
+    calibrate=Choice(("sample", "full")),
+    sample_rows=Int(min=2),
+    rng=Seed(),
+)
 def craft(
     x: Any = None,
     /,
@@ -760,157 +576,46 @@ def craft(
     (3, 13)
     """
     call = call_string(craft, locals())
-    m, rho = _check_m_rho(m, rho)
-    check_choice("budget", budget, ["fixed", "approximate"])
-    scale = check_bool("scale", scale)
-    keep_data = check_bool("keep_data", keep_data)
-    shuffle = check_bool("shuffle", shuffle)
-    alpha = check_number("alpha", alpha, min=0, min_inclusive=False)
-    sigma_floor = check_number("sigma_floor", sigma_floor, min=0)
-    if not (isinstance(n_init, str) and n_init == "auto"):
-        n_init = check_int("n_init", n_init, min=1)
-    if not (isinstance(n_seeded, str) and n_seeded == "auto"):
-        n_seeded = check_int("n_seeded", n_seeded, min=0)
-    max_iter = check_int("max_iter", max_iter, min=1)
-    k_max = check_int("k_max", k_max, min=2)
-    check_choice("k_method", k_method, ["stability", "gap"])
-    n_pairs = check_int("n_pairs", n_pairs, min=1)
-    subsample = check_number(
-        "subsample", subsample, min=0, max=1, min_inclusive=False, max_inclusive=False
-    )
-    n_refs = check_int("n_refs", n_refs, min=1)
-    check_choice("k_rule", k_rule, ["Tibs2001SEmax", "firstSEmax", "globalmax"])
+    rho = check_rho(m, rho)
     generator = as_rng(rng)
-    check_choice("backend", backend, ["auto", "numpy", "dask"])
-    check_choice("calibrate", calibrate, ["sample", "full"])
-    sample_rows = check_int("sample_rows", sample_rows, min=2)
+    # the table: in memory, or persisted blocks on the Dask backend
     x, data, lazy = route_backend(x, data, backend)
-    dask_prep = None
-    if lazy:
-        from .dask import prepare_dask
-
-        check_choice("missing", missing, ["native", "drop", "raise"])
-        dask_prep = prepare_dask(
-            x,
-            data,
-            categorical=categorical,
-            numeric=numeric,
-            missing=missing,
-            scale=scale,
-            alpha=alpha,
-        )
-        table = empty_table(dask_prep.spec)
-        prep = _Prepared(table, dask_prep.data, dask_prep.center, dask_prep.scale)
-        n_obs = dask_prep.data.n
-        keep_data = False
-        if not dask_prep.data.local:
-            n_jobs = None  # one fit at a time; the cluster runs each one in parallel
-    else:
-        table = build_table(
-            x,
-            data=data,
-            categorical=categorical,
-            numeric=numeric,
-            missing=missing,
-            missing_choices=("native", "drop", "raise"),
-            min_rows=2,
-        )
-        n_obs = table.n_obs
-    if budget == "approximate":
-        eps_c = (
-            0.8
-            if eps_c is None
-            else check_number(
-                "eps_c", eps_c, min=0, max=1, min_inclusive=False, max_inclusive=False
-            )
-        )
-    elif eps_c is not None or eps_v is not None:
-        raise ValueError("eps_c / eps_v apply to budget='approximate'; got budget='fixed'.")
+    table, dask_prep = _build_table(x, data, lazy, categorical, numeric, missing, scale, alpha)
+    n_obs = dask_prep.data.n if lazy else table.n_obs
+    eps_c = _approximate_eps_c(budget, eps_c, eps_v)
     pen = resolve_penalty(lam, k, n_obs=n_obs, func="craft", allow_none=True)
-    if not lazy:
-        prep = _prepare(table, scale, alpha)
-    d = prep.data
-    if budget == "approximate":
-        if eps_v is None:
-            var = d.col_sd**2 if d.P else np.ones(1)
-            eps_v = 0.5 * float(np.median(var)) if d.P else 0.5
-        else:
-            eps_v = check_number("eps_v", eps_v, min=0, min_inclusive=False)
-    consts = core.craft_constants(m, rho)
-    settings = dict(
+    prep = _prepared(table, dask_prep, scale, alpha)
+    # the executor: on a cluster one fit at a time (the cluster runs each in parallel)
+    if lazy and not prep.data.local:
+        n_jobs = None
+    settings = core.Settings(
         m=m,
         rho=rho,
         budget=budget,
         eps_c=eps_c,
-        eps_v=eps_v,
+        eps_v=_approximate_eps_v(budget, eps_v, prep.data),
         sigma_floor=sigma_floor,
         max_iter=max_iter,
         shuffle=shuffle,
     )
-    ff_lam = None
-    if pen.method == "farthest_first":
-        # drawn from the caller's rng first, so it equals craft_lambda(..., rng=rng)
-        ff_lam = _farthest_first(
-            d,
-            pen.k,
-            lambda row: _singleton_selection(row, 0, m),
-            F_delta=consts["F_delta"],
-            rng=generator,
-        )
-    if n_init == "auto":
-        cells = n_obs * len(table.names)
-        n_init = 40 if cells <= 50_000 else 20 if cells <= 500_000 else 10
-    root = np.random.SeedSequence(int(generator.integers(2**63 - 1)))
-    seeds = root.spawn(n_init)
-    if n_seeded == "auto":
-        n_seeded = -(-n_init // 4)  # a quarter of n_init, rounded up
-    seeded = root.spawn(n_seeded)
-
-    k_selection = None
-    sampled = lazy and (
-        pen.method == "auto" or (pen.method == "calibrate" and calibrate == "sample")
+    consts = core.craft_constants(m, rho)
+    # the fit
+    n_init, n_seeded = _restart_counts(n_init, n_seeded, n_obs * len(table.names))
+    ff_lam, seeds, seeded = _draws(prep.data, pen, m, consts, generator, n_init, n_seeded)
+    how = select_k.KChoice(
+        method=k_method,
+        k_max=min(k_max, n_obs),
+        n_refs=n_refs,
+        n_restarts=min(n_init, 5),
+        n_pairs=n_pairs,
+        subsample=subsample,
+        rule=k_rule,
     )
-    if sampled:
-        from .dask import sample_data
-
-        sample = sample_data(dask_prep, sample_rows, np.random.default_rng(seeds[0]))
-        prep_s = _Prepared(table, sample, prep.center, prep.scale)
-    if pen.method == "auto":
-        common = dict(
-            k_max=min(k_max, n_obs),
-            n_refs=n_refs,
-            seed=seeds[0],
-            n_jobs=n_jobs,
-            n_restarts=min(n_init, 5),
-        )
-        if k_method == "gap":
-            k_wanted, k_selection = _gap_select(
-                prep_s if sampled else prep, settings, consts, rule=k_rule, **common
-            )
-        else:
-            k_wanted, k_selection = _stability_select(
-                prep_s if sampled else prep,
-                settings,
-                consts,
-                n_pairs=n_pairs,
-                subsample=subsample,
-                **common,
-            )
-        if sampled:
-            runs = _sample_calibrated_runs(
-                sample, d, settings, consts, k_wanted, seeds, n_jobs, seeded
-            )
-        else:
-            runs = _calibrated_runs(d, settings, consts, k_wanted, seeds, n_jobs, seeded)
-        method = k_method
-    elif sampled:
-        runs = _sample_calibrated_runs(sample, d, settings, consts, pen.k, seeds, n_jobs, seeded)
-        method, k_wanted = "calibrated", pen.k
-    else:
-        runs, method, k_wanted = _fit_all(
-            d, pen, settings, consts, seeds, n_jobs, lambda _g: ff_lam, seeded
-        )
-    return _conclude(
+    sample = _sample(dask_prep, pen, calibrate, sample_rows, seeds[0])
+    runs, method, k_wanted, k_selection = _fit_restarts(
+        prep, sample, pen, settings, consts, how, seeds, seeded, n_jobs, ff_lam
+    )
+    return conclude(
         runs,
         prep,
         k=k_wanted,
@@ -919,482 +624,9 @@ def craft(
         method=method,
         consts=consts,
         settings=settings,
+        params=settings.pick(*_PARAMS),
         scale=scale,
-        keep_data=keep_data,
+        keep_data=keep_data and not lazy,
         k_selection=k_selection,
         dask_prep=dask_prep,
-    )
-
-
-def _sample_calibrated_runs(sample, d, settings, consts, k, seeds, n_jobs, seeded) -> list[dict]:
-    """Lambda calibrated on an in-memory sample, every restart on all rows at it
-    (re-calibrated briefly on all rows when it lands on another number of clusters);
-    the seeded runs (on all rows) in the same batch."""
-    hi = _lambda_hi(sample, consts, settings.get("sigma_override"))
-    lam_ref = None
-    for j, seed in enumerate(seeds):
-        r = _calibrated_run(sample, settings, k, seed, hi, max_fits=40 if j == 0 else 15)
-        lam_ref = r["lam"]
-        if r["state"].K == k:
-            break
-    tasks = [(_restart_at, (d, settings, k, s, lam_ref)) for s in seeds]
-    return _parallel(n_jobs, tasks + _seeded_tasks(d, settings, k, seeded), d)
-
-
-# ---------------------------------------------------------------- runs & choosing
-def _fixed_run(d, settings, lam, seed) -> dict:
-    out = core.craft_fit(d, lam, rng=np.random.default_rng(seed), with_nll=True, **settings)
-    out["lam"] = lam
-    return out
-
-
-def _cluster_cap(k: int) -> int:
-    """Fits passing this many clusters are stopped during calibration (lambda too small)."""
-    return 2 * k + 2
-
-
-#: Calibration fits with more than k clusters for this many passes in a row are stopped
-#: too (lambda too small): in about 1,900 calibration fits on the paper's synthetic
-#: designs, Wine, Spambase, Splice, Monk-3 and Penguins, runs that ended with k
-#: clusters or fewer had more than k for at most 4 passes in a row.
-_PATIENCE = 6
-
-
-def _stop(k: int) -> dict:
-    return {"max_clusters": _cluster_cap(k), "stop_above": (k, _PATIENCE)}
-
-
-def _calibrated_run(d, settings, k, seed, hi, max_fits=40, known=None) -> dict:
-    """Lambda calibrated to ``k`` clusters for one seed. A fit depends only on lambda
-    here (same seed, same stopping rules), so a lambda tried twice, or one in
-    ``known`` (lambda -> fit already made with this seed and ``k``), is not fitted
-    again: the same fit, hence the same result, at no cost."""
-    memo: dict[float, dict] = dict(known or {})
-
-    def fit(lam):
-        if lam not in memo:
-            memo[lam] = core.craft_fit(
-                d, lam, rng=np.random.default_rng(seed), **_stop(k), **settings
-            )
-        return memo[lam]
-
-    # warn=False, not a warnings filter: restarts may run in threads (on a cluster)
-    out, lam, trace = calibrate_lambda(
-        fit, lambda r: r["state"].K, k, hi=hi, max_fits=max_fits, rtol=1e-3, warn=False
-    )
-    core.release_states(d, *[other for other in memo.values() if other is not out])
-    out["lam"] = lam
-    out["calibration"] = trace
-    out["nll"] = core.fit_nll(d, out)
-    out["kind"] = "calibrated"
-    return out
-
-
-def _restart_at(d, settings, k, seed, lam) -> dict:
-    """A restart at the first restart's calibrated lambda; re-calibrated briefly
-    (at most 8 fits, fits past the cluster cap stopped early) when it lands on
-    another number of clusters."""
-    out = core.craft_fit(d, lam, rng=np.random.default_rng(seed), **_stop(k), **settings)
-    if out["state"].K != k:  # the calibration halves 2 lambda to lambda: this fit again
-        return _calibrated_run(d, settings, k, seed, 2.0 * lam, max_fits=8, known={lam: out})
-    out["lam"] = lam
-    out["nll"] = core.fit_nll(d, out)
-    out["kind"] = "calibrated"
-    return out
-
-
-def _seeded_run(d, settings, k, seed) -> dict:
-    """A run at ``k`` clusters: seeded k-means++-style under the CRAFT cost, then CAF
-    passes without the new-cluster rule (:func:`~sparseclust._craft.core.seeded_fit`);
-    its lambda is the smallest (>= 0) at which it is a fixed point of Algorithm 1."""
-    out = core.seeded_fit(d, k, rng=np.random.default_rng(seed), with_nll=True, **settings)
-    out["kind"] = "seeded"
-    return out
-
-
-def _seeded_tasks(d, settings, k, seeds) -> list[tuple]:
-    """One seeded ``k``-cluster run per seed (restart candidates beside the calibrated
-    runs, chosen among them by the same criterion), as tasks for :func:`_parallel`;
-    none for ``k`` < 2."""
-    return [(_seeded_run, (d, settings, k, s)) for s in seeds] if k >= 2 else []
-
-
-def _lambda_hi(d, consts: dict, sigma_override: float | None = None) -> float:
-    """A lambda large enough for one cluster: the largest cost of a point to the
-    global cluster with every feature selected, plus margin."""
-    return core.max_global_cost(d, consts["F_delta"], sigma_override) * 2.0 + 1.0
-
-
-def _calibrated_runs(d, settings, consts, k, seeds, n_jobs, seeded=()) -> list[dict]:
-    """Calibrate lambda on the first restart that can reach ``k`` clusters (for a
-    given seed the number of clusters can jump over ``k``), then run the remaining
-    restarts at that lambda (each re-calibrated briefly if it lands elsewhere), and
-    the seeded runs (one per seed in ``seeded``) in the same parallel batch."""
-    hi = _lambda_hi(d, consts, settings.get("sigma_override"))
-    runs: list[dict] = []
-    lam_ref = None
-    for j, seed in enumerate(seeds):
-        r = _calibrated_run(d, settings, k, seed, hi, max_fits=40 if j == 0 else 15)
-        runs.append(r)
-        if r["state"].K == k:
-            lam_ref = r["lam"]
-            break
-    rest = seeds[len(runs) :] if lam_ref is not None else []
-    tasks = [(_restart_at, (d, settings, k, s, lam_ref)) for s in rest]
-    return runs + _parallel(n_jobs, tasks + _seeded_tasks(d, settings, k, seeded), d)
-
-
-def _apply(f, *args):
-    return f(*args)
-
-
-def _parallel(n_jobs, tasks, d=None) -> list:
-    """``[f(*a) for f, a in tasks]`` through the package's one parallel runner; on a
-    cluster (``d``'s executor runs fits together) the fits run at once, their passes
-    batched into one task per worker."""
-    together = getattr(getattr(d, "executor", None), "run_together", None)
-    if together is not None:
-        return together([partial(f, *a) for f, a in tasks])
-    return run_parallel(_apply, [(f, *a) for f, a in tasks], n_jobs=n_jobs)
-
-
-def _criterion(run: dict, consts: dict, d: core.CraftData) -> float:
-    st = run["state"]
-    return (
-        run["nll"]
-        + (run["lam"] + (d.P + d.Q) * consts["F0"]) * st.K
-        + consts["F_delta"] * float(st.v.sum())
-    )
-
-
-def _choose(runs: list[dict], k: int | None, d, consts) -> dict:
-    """The restart to report: among runs with the wanted number of clusters (else the
-    nearest), converged ones first, the lowest negative log-likelihood (with a given
-    lambda: likelihood plus the objective's penalties). Calibrated and seeded runs
-    compete alike (a seeded run that lost a cluster is not at ``k``)."""
-    runs = [r for r in runs if r["converged"]] or runs
-    pool = [r for r in runs if k is None or r["state"].K == k] or runs
-    if k is not None and pool is runs:
-        pool = sorted(runs, key=lambda r: abs(r["state"].K - k))
-        pool = [r for r in pool if abs(r["state"].K - k) == abs(pool[0]["state"].K - k)]
-    key = (lambda r: r["nll"]) if k is not None else (lambda r: _criterion(r, consts, d))
-    return min(pool, key=key)
-
-
-# -------------------------------------------------------------------- gap statistic
-def _best_nll(d, settings, consts, k, seeds, n_seeded) -> float:
-    """The lowest negative log-likelihood at ``k`` clusters over ``len(seeds)``
-    calibrated restarts and ``n_seeded`` seeded ones (what ``craft(k=)`` compares);
-    NaN when no restart has ``k`` clusters."""
-    spawned = seeds[-1].spawn(n_seeded) if n_seeded and k >= 2 else []
-    runs = _calibrated_runs(d, settings, consts, k, seeds, None, spawned)
-    hits = [r["nll"] for r in runs if r["state"].K == k]
-    core.release_states(d, *runs)
-    return min(hits) if hits else np.nan
-
-
-def _gap_select(
-    prep: _Prepared,
-    settings,
-    consts,
-    *,
-    k_max,
-    n_refs,
-    seed,
-    n_jobs,
-    n_restarts,
-    rule="Tibs2001SEmax",
-    n_seeded=0,
-):
-    """Choose K by a gap statistic on the model's negative log-likelihood.
-
-    For K = 1..k_max: NLL_K, the lowest negative log-likelihood over ``n_restarts``
-    restarts calibrated to K clusters, on the data; NLL*_bK, one calibrated fit, on
-    each of ``n_refs`` reference data sets made by permuting every column
-    independently (which keeps each variable's distribution, missing cells included,
-    and destroys the clusters, as sparcl's permutation tuning does).
-    Gap(K) = (mean_b NLL*_bK - NLL_K) / n and s_K = sd_b(NLL*_bK / n) sqrt(1 + 1/B).
-    K is chosen by ``rule`` (:func:`~sparseclust._tuning.gap.choose_by_gap`; default Tibshirani et al.'s own rule,
-    the first K whose gap is within one sd of the next one's). K values that no
-    calibrated fit reached are left out (NaN in the table).
-
-    ``n_seeded > 0`` (the stability method's test of K = 1 against K = 2): every
-    curve, observed and reference alike, takes the best of ``n_restarts``
-    calibrated and ``n_seeded`` seeded restarts per K, i.e. the procedure of
-    ``craft(k=K)`` (Tibshirani et al.'s "same procedure" for the reference).
-    """
-    d = prep.data
-    ref_seeds = seed.spawn(n_refs + 1)
-    ks = list(range(1, k_max + 1))
-    fit_seeds = ref_seeds[0].spawn(n_restarts)
-    obs = np.full(len(ks), np.nan)
-    for j, kk in enumerate(ks):
-        if n_seeded:
-            obs[j] = _best_nll(d, settings, consts, kk, fit_seeds, n_seeded)
-            continue
-        runs = _calibrated_runs(d, settings, consts, kk, fit_seeds, n_jobs)
-        hits = [r["nll"] for r in runs if r["state"].K == kk]
-        obs[j] = min(hits) if hits else np.nan
-    same = (n_restarts, n_seeded) if n_seeded else None
-    refs = _parallel(
-        n_jobs, [(_ref_curve, (prep, settings, consts, ks, s, same)) for s in ref_seeds[1:]]
-    )
-    R = np.vstack(refs) / d.n
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns
-        ref_mean = np.nanmean(R, axis=0)
-        ref_sd = np.nanstd(R, axis=0) * np.sqrt(1 + 1 / n_refs)
-    gap = ref_mean - obs / d.n
-    chosen = ks[choose_by_gap(ks, gap, ref_sd, rule)]
-    table = pd.DataFrame(
-        {
-            "k": ks,
-            "nll": obs,
-            "ref_nll": ref_mean * d.n,
-            "gap": gap,
-            "sd_gap": ref_sd,
-            "chosen": [kk == chosen for kk in ks],
-        }
-    )
-    return chosen, table
-
-
-def stability_choice(ks: list[int], stability: np.ndarray) -> int:
-    """K from a stability curve: the highest mean stability, exact ties to the larger K
-    (the finer of equally reproducible partitions); K values never reached are skipped.
-
-    Examples
-    --------
-    >>> stability_choice([2, 3, 4], np.array([1.0, 1.0, 0.93]))
-    3
-    >>> stability_choice([2, 3, 4], np.array([0.97, 0.84, np.nan]))
-    2
-    """
-    ok = np.flatnonzero(np.isfinite(stability))
-    if ok.size == 0:
-        return ks[0]
-    top = stability[ok].max()
-    return ks[int(ok[stability[ok] == top][-1])]
-
-
-def _subsample_labels(d, settings, consts, k, rows, seed, n_restarts, n_seeded):
-    """Fit ``k`` clusters on the rows ``rows`` as ``craft(k=)`` does (calibrated and
-    seeded restarts, lowest negative log-likelihood) and assign every row of ``d`` to
-    the fitted clusters by the fit's cost (as ``predict``); None when no restart
-    reached ``k`` clusters."""
-    sub = core.take_rows(d, rows)
-    seeds = seed.spawn(n_restarts + n_seeded)
-    runs = _calibrated_runs(sub, settings, consts, k, seeds[:n_restarts], None, seeds[n_restarts:])
-    best = _choose(runs, k, sub, consts)
-    core.release_states(sub, *[r for r in runs if r is not best])
-    if best["state"].K != k:
-        return None
-    D = core.costs(
-        d, best["state"], consts["F_delta"], sigma_override=settings.get("sigma_override")
-    )
-    return D.argmin(axis=1)
-
-
-def _stability_select(
-    prep: _Prepared,
-    settings,
-    consts,
-    *,
-    k_max,
-    n_pairs,
-    subsample,
-    n_refs,
-    seed,
-    n_jobs,
-    n_restarts,
-):
-    """Choose K by the reproducibility of the clustering across subsamples, after a
-    gap test of K = 1 against K = 2.
-
-    1. K = 1 or more: the gap statistic at K = 1 and 2 (:func:`_gap_select` with
-       ``n_seeded``: the observed and the ``n_refs`` column-permuted reference curves
-       all take the best of ``craft(k=K)``'s calibrated and seeded restarts); K = 1
-       when Gap(1) >= Gap(2) - s_2 (Tibshirani, Walther & Hastie's rule).
-    2. Otherwise, for K = 2..k_max: ``n_pairs`` pairs of subsamples (each
-       ``subsample`` of the rows, without replacement, independent of the other);
-       each subsample is clustered into K clusters as ``craft(k=K)`` does, every row
-       of the data assigned to the fitted clusters by the fit's cost, and the two
-       assignments compared by the adjusted Rand index. Stability(K) is the mean over
-       pairs; K is the most stable (:func:`stability_choice`). This is the clustering
-       instability of Ben-Hur, Elisseeff & Guyon (2002) and Fang & Wang (2012), with
-       the chance-corrected Rand index as the similarity: the raw share of agreeing
-       pairs rises with K on data without clusters, the adjusted index does not.
-       Subsamples keep the whole data's global statistics (standardisation, global
-       level shares, the sd floor's reference).
-    """
-    d = prep.data
-    n_seeded = -(-n_restarts // 4)  # as craft(k=): a quarter, rounded up
-    gap_seed, pair_root = seed.spawn(2)
-    _, gap_table = _gap_select(
-        prep,
-        settings,
-        consts,
-        k_max=2,
-        n_refs=n_refs,
-        seed=gap_seed,
-        n_jobs=n_jobs,
-        n_restarts=n_restarts,
-        n_seeded=n_seeded,
-    )
-    g, s = gap_table["gap"].to_numpy(), gap_table["sd_gap"].to_numpy()
-    one = choose_by_gap([1, 2], g, s, "Tibs2001SEmax") == 0
-    ks = list(range(2, k_max + 1))
-    size = max(int(round(subsample * d.n)), k_max)
-    tasks, cells = [], []
-    for b, ps in enumerate(pair_root.spawn(n_pairs)):
-        g_rows = np.random.default_rng(ps)
-        rows = [np.sort(g_rows.choice(d.n, size, replace=False)) for _ in range(2)]
-        for j, kk in enumerate(ks):
-            for side, fs in enumerate(ps.spawn(2)):
-                args = (d, settings, consts, kk, rows[side], fs, n_restarts, n_seeded)
-                tasks.append((_subsample_labels, args))
-                cells.append((b, j, side))
-    labels = _parallel(n_jobs, tasks)
-    ari = np.full((n_pairs, len(ks)), np.nan)
-    got: dict[tuple[int, int], list] = {}
-    for (b, j, _side), lab in zip(cells, labels):
-        got.setdefault((b, j), []).append(lab)
-    for (b, j), (la, lb) in got.items():
-        if la is not None and lb is not None:
-            ari[b, j] = adjusted_rand_score(la, lb)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # K never reached
-        stab = np.nanmean(ari, axis=0)
-        sd = np.nanstd(ari, axis=0)
-    chosen = 1 if one else stability_choice(ks, stab)
-    table = pd.DataFrame(
-        {
-            "k": [1, *ks],
-            "stability": [np.nan, *stab],
-            "sd_stability": [np.nan, *sd],
-            "gap": [g[0], g[1], *([np.nan] * (len(ks) - 1))],
-            "sd_gap": [s[0], s[1], *([np.nan] * (len(ks) - 1))],
-            "chosen": [kk == chosen for kk in [1, *ks]],
-        }
-    )
-    table.attrs["gap_test"] = "K = 1" if one else "K > 1"  # the verdict plots draw
-    return chosen, table
-
-
-def _ref_curve(prep: _Prepared, settings, consts, ks, seed, same=None) -> np.ndarray:
-    """The curve on one column-permuted copy of the data: one calibrated fit per K,
-    or with ``same = (n_restarts, n_seeded)`` the observed curve's procedure."""
-    rng = np.random.default_rng(seed)
-    t = prep.data
-    num = np.where(t.M.astype(bool), t.X0, np.nan) if t.M is not None else t.X0.copy()
-    num = np.column_stack([rng.permutation(num[:, j]) for j in range(t.P)]) if t.P else num
-    codes = (
-        np.column_stack([rng.permutation(t.codes[:, j]) for j in range(t.Q)]) if t.Q else t.codes
-    )
-    dd = core.prepare(num.reshape(t.n, t.P), codes.reshape(t.n, t.Q), list(t.L), alpha=t.alpha)
-    if same is not None:
-        seeds = seed.spawn(same[0])
-        return np.array([_best_nll(dd, settings, consts, kk, seeds, same[1]) for kk in ks])
-    hi = _lambda_hi(dd, consts)
-    vals = np.full(len(ks), np.nan)
-    for j, kk in enumerate(ks):
-        r = _calibrated_run(dd, settings, kk, seed, hi)
-        vals[j] = r["nll"] if r["state"].K == kk else np.nan
-        hi = r["lam"] * 1.5
-    return vals
-
-
-# ------------------------------------------------------------------------- result
-def _result(
-    best,
-    runs,
-    prep: _Prepared,
-    *,
-    call,
-    method,
-    k,
-    consts,
-    settings,
-    scale,
-    keep_data,
-    k_selection,
-    calibration,
-    dask_prep=None,
-) -> CraftResult:
-    table = prep.table
-    st: core.State = best["state"]
-    K = st.K
-    idx = pd.Index(range(K), name="cluster")
-    spec = table.spec
-    internal = table.numeric_names + table.categorical_names
-    v = pd.DataFrame(st.v, index=idx, columns=internal)[spec.names]
-    P = len(table.numeric_names)
-    zeta, sigma = st.zeta.copy(), st.sigma.copy()
-    if prep.center is not None:
-        zeta = zeta * prep.scale + prep.center
-        sigma = sigma * prep.scale
-    centers = pd.DataFrame(zeta, index=idx, columns=table.numeric_names)
-    sds = pd.DataFrame(sigma, index=idx, columns=table.numeric_names)
-    cols = (
-        pd.MultiIndex.from_tuples(
-            [(c, str(lv)) for c in table.categorical_names for lv in table.levels[c]],
-            names=["variable", "level"],
-        )
-        if table.categorical_names
-        else pd.MultiIndex.from_tuples([], names=["variable", "level"])
-    )
-    shares = pd.DataFrame(np.exp(st.log_eta), index=idx, columns=cols)
-    restarts = pd.DataFrame(
-        {
-            "kind": [r["kind"] for r in runs],
-            "lam": [r["lam"] for r in runs],
-            "n_clusters": [r["state"].K for r in runs],
-            "n_iter": [r["n_iter"] for r in runs],
-            "converged": [r["converged"] for r in runs],
-            "neg_loglik": [r["nll"] for r in runs],
-            "chosen": [r is best for r in runs],
-        },
-        index=pd.Index(range(len(runs)), name="restart"),
-    )
-    del P
-    lazy_counts = None
-    if dask_prep is not None:
-        from .._engine.dask import labels_dask
-
-        labels = labels_dask(dask_prep, best["states"], best.get("labels"))
-        sizes = pd.Series(best["sizes"].astype(np.int64), index=idx, name="size")
-        lazy_counts = (sizes, dask_prep.n_dropped)
-    else:
-        labels = labels_series(table, best["labels"])
-    return CraftResult(
-        labels=labels,
-        lazy_counts=lazy_counts,
-        n_iter=best["n_iter"],
-        converged=best["converged"],
-        call=call,
-        params={**settings, "lam": best["lam"], "k": k},
-        variables=spec,
-        table=table if keep_data else None,
-        selected=v,
-        centers=centers,
-        sds=sds,
-        level_shares=shares,
-        lam=float(best["lam"]),
-        lam_method=method,
-        k=k,
-        m=settings["m"],
-        rho=settings["rho"],
-        F0=consts["F0"],
-        F_delta=consts["F_delta"],
-        objective=best["objective"],
-        neg_loglik=float(best["nll"]),
-        budget=settings["budget"],
-        eps_c=settings["eps_c"],
-        eps_v=settings["eps_v"],
-        scale=scale,
-        restarts=restarts,
-        calibration=calibration,
-        k_selection=k_selection,
-        _state=st,
-        _prep=prep,
     )

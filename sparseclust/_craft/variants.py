@@ -23,20 +23,25 @@ import numpy as np
 import pandas as pd
 
 from .._data.dtypes import ColumnInfo
-from .._data.params import as_rng, check_bool, check_int, check_number
+from .._data.params import Choice, Columns, Flag, Int, Number, Seed, as_rng, rules
 from .._data.table import ColumnTable, VariableSpec, build_table
 from .._results.format import call_string, fmt
 from .._tuning.penalty import resolve_penalty
 from . import core as core
+from . import lam as lam_
+from . import restarts as restarts
 from .front import (
-    CraftResult,
-    _check_m_rho,
-    _conclude,
-    _farthest_first,
-    _fit_all,
-    _Prepared,
-    _singleton_selection,
+    ALPHA_RULE,
+    K_RULE,
+    M_RULE,
+    MISSING,
+    RHO_RULE,
+    check_rho,
+    conclude,
+    default_rho,
 )
+from .prepared import Prepared
+from .result import CraftResult
 
 __all__ = ["DPRFResult", "EntropyResult", "dp_rf", "entropy_clustering"]
 
@@ -262,18 +267,22 @@ def squared_error(d: core.CraftData, st: core.State, labels: np.ndarray) -> floa
     return total
 
 
-def _common_checks(n_init, max_iter, keep_data, alpha=None):
-    out = (
-        check_int("n_init", n_init, min=1),
-        check_int("max_iter", max_iter, min=1),
-        check_bool("keep_data", keep_data),
-    )
-    if alpha is not None:
-        out += (check_number("alpha", alpha, min=0, min_inclusive=False),)
-    return out
+#: Rules of the restart settings both variants share.
+_COMMON_RULES = dict(
+    categorical=Columns(),
+    numeric=Columns(),
+    missing=Choice(MISSING),
+    n_init=Int(min=1),
+    max_iter=Int(min=1),
+    n_jobs=Int(none=True),
+    keep_data=Flag(),
+    k=K_RULE,
+    rng=Seed(),
+)
 
 
 # ------------------------------------------------------------------------- public
+@rules(alpha=ALPHA_RULE, **_COMMON_RULES)
 def entropy_clustering(
     x: Any = None,
     /,
@@ -381,7 +390,6 @@ def entropy_clustering(
     True
     """
     call = call_string(entropy_clustering, locals())
-    n_init, max_iter, keep_data, alpha = _common_checks(n_init, max_iter, keep_data, alpha)
     generator = as_rng(rng)
     table = build_table(
         x,
@@ -389,36 +397,29 @@ def entropy_clustering(
         categorical=categorical,
         numeric=numeric,
         missing=missing,
-        missing_choices=("native", "drop", "raise"),
+        missing_choices=MISSING,
         min_rows=2,
     )
     table = _binary_table(table)
     pen = resolve_penalty(lam, k, n_obs=table.n_obs, func="entropy_clustering")
     d = core.prepare(table.numeric, table.codes, [2] * table.codes.shape[1], alpha=alpha)
-    prep = _Prepared(table, d, None, None)
-    m, rho = _check_m_rho(0.5, None)  # unused by the loop: select_all, feature_terms=False
-    consts = {**core.craft_constants(m, rho), "F0": 0.0, "F_delta": 0.0}
-    settings = dict(
-        m=m,
-        rho=rho,
-        budget="fixed",
-        eps_c=None,
-        eps_v=None,
-        max_iter=max_iter,
-        select_all=True,
-        sigma_override=None,
-        feature_terms=False,
+    prep = Prepared(table, d, None, None)
+    m = 0.5  # unused by the loop: select_all, feature_terms=False
+    rho = default_rho(m)
+    consts = replace(core.craft_constants(m, rho), F0=0.0, F_delta=0.0)
+    settings = core.Settings(
+        m=m, rho=rho, max_iter=max_iter, select_all=True, sigma_override=None, feature_terms=False
     )
     seeds = np.random.SeedSequence(int(generator.integers(2**63 - 1))).spawn(n_init)
     D = d.Q
 
     def ff(g: np.random.Generator) -> float:
-        return _farthest_first(
+        return lam_.farthest_first(
             d, pen.k, lambda _row: np.ones(D, bool), F_delta=0.0, sigma_override=None, rng=g
         )
 
-    runs, method, k_wanted = _fit_all(d, pen, settings, consts, seeds, n_jobs, ff)
-    res = _conclude(
+    runs, method, k_wanted = restarts.fit_all(d, pen, settings, consts, seeds, n_jobs, ff)
+    res = conclude(
         runs,
         prep,
         k=k_wanted,
@@ -427,6 +428,7 @@ def entropy_clustering(
         method=method,
         consts=consts,
         settings=settings,
+        params={},
         scale=False,
         keep_data=keep_data,
     )
@@ -440,6 +442,7 @@ def entropy_clustering(
     return _as(EntropyResult, res, m=1.0, rho=float("nan"), budget="none", params=params)
 
 
+@rules(m=M_RULE, rho=RHO_RULE, scale=Flag(), sigma_floor=Number(min=0), **_COMMON_RULES)
 def dp_rf(
     x: Any = None,
     /,
@@ -557,10 +560,7 @@ def dp_rf(
     (2, 4)
     """
     call = call_string(dp_rf, locals())
-    m, rho = _check_m_rho(m, rho)
-    scale = check_bool("scale", scale)
-    sigma_floor = check_number("sigma_floor", sigma_floor, min=0)
-    n_init, max_iter, keep_data = _common_checks(n_init, max_iter, keep_data)
+    rho = check_rho(m, rho)
     generator = as_rng(rng)
     table = build_table(
         x,
@@ -568,7 +568,7 @@ def dp_rf(
         categorical=categorical,
         numeric=numeric,
         missing=missing,
-        missing_choices=("native", "drop", "raise"),
+        missing_choices=MISSING,
         min_rows=2,
     )
     pen = resolve_penalty(lam, k, n_obs=table.n_obs, func="dp_rf")
@@ -584,34 +584,30 @@ def dp_rf(
         sd[:p] = np.where(s > 0, s, 1.0)
         X = (X - center) / sd
     d = core.prepare(X, design.codes, [], alpha=1.0)
-    prep = _Prepared(design, d, center, sd)
+    prep = Prepared(design, d, center, sd)
     consts = core.craft_constants(m, rho)
-    settings = dict(
-        m=m,
-        rho=rho,
-        budget="fixed",
-        eps_c=None,
-        eps_v=None,
-        sigma_floor=sigma_floor,
-        max_iter=max_iter,
-        sigma_override=SIGMA_DP,
+    settings = core.Settings(
+        m=m, rho=rho, sigma_floor=sigma_floor, max_iter=max_iter, sigma_override=SIGMA_DP
     )
     seeds = np.random.SeedSequence(int(generator.integers(2**63 - 1))).spawn(n_init)
 
     def ff(g: np.random.Generator) -> float:
-        return _farthest_first(
+        return lam_.farthest_first(
             d,
             pen.k,
-            lambda row: _singleton_selection(row, 0, m),
-            F_delta=consts["F_delta"],
+            lambda row: lam_.singleton_selection(row, 0, m),
+            F_delta=consts.F_delta,
             sigma_override=SIGMA_DP,
             rng=g,
         )
 
-    runs, method, k_wanted = _fit_all(d, pen, settings, consts, seeds, n_jobs, ff)
-    for r in runs:
-        r["nll"] = squared_error(d, r["state"], r["labels"])
-    res = _conclude(
+    runs, method, k_wanted = restarts.fit_all(d, pen, settings, consts, seeds, n_jobs, ff)
+    # restarts compared by the squared error (the likelihood with sigma = 1/sqrt(2))
+    runs = [replace(r, nll=squared_error(d, r.state, r.labels)) for r in runs]
+    params = settings.pick(
+        "m", "rho", "budget", "eps_c", "eps_v", "sigma_floor", "max_iter", "sigma_override"
+    )
+    res = conclude(
         runs,
         prep,
         k=k_wanted,
@@ -620,6 +616,7 @@ def dp_rf(
         method=method,
         consts=consts,
         settings=settings,
+        params=params,
         scale=scale,
         keep_data=keep_data,
     )

@@ -1,0 +1,419 @@
+"""The result of a CRAFT fit: :class:`CraftResult` and its builder from the chosen restart."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+
+from .._data.params import check_choice
+from .._data.table import ColumnTable, transform_like
+from .._results.base import ClusterResult, labels_series
+from .._results.format import fmt
+from . import core as core
+from .prepared import Prepared
+
+__all__ = ["CraftResult", "build_result"]
+
+
+@dataclass(frozen=True, eq=False, repr=False, kw_only=True)
+class CraftResult(ClusterResult):
+    """Result of :func:`craft`.
+
+    Attributes
+    ----------
+    labels : Series (Int64)
+        0-based clusters on the input index (``<NA>`` for rows dropped).
+    selected : DataFrame of bool
+        One row per cluster, one column per input variable: feature selected for
+        the cluster (the paper's v).
+    centers : DataFrame
+        Numeric cluster means in the data's own units (clusters x numeric variables).
+    sds : DataFrame
+        Numeric within-cluster standard deviations (own units; the sigma used,
+        floors included).
+    level_shares : DataFrame
+        Categorical level shares per cluster (smoothed), columns ``(variable, level)``.
+    lam, m, rho, F0, F_delta : float
+        Penalty and prior constants.
+    lam_method : str
+        ``"given"``, ``"calibrated"`` (``k=``: lambda set to give ``k`` clusters, by
+        bisection or, for a seeded run, as its fixed-point lambda), ``"farthest_first"``
+        or, with K chosen automatically, ``"stability"`` or ``"gap"`` (the ``k_method``).
+    k : int or None
+        The number of clusters asked for (or chosen automatically).
+    objective : ndarray
+        The CRAFT objective after every pass (the asymptotic objective of the paper).
+    neg_loglik : float
+        Negative log-likelihood with Gaussian normalisers (the restart criterion).
+    budget, eps_c, eps_v : selection settings.
+    restarts : DataFrame
+        One row per restart: kind (``"calibrated"``, ``"seeded"``, ``"given"`` or
+        ``"farthest_first"``), lambda, clusters, n_iter, converged, criterion, chosen.
+        A seeded run's lambda is the smallest (>= 0) at which it is a fixed point.
+    calibration : DataFrame or None
+        (lam, n_clusters) of every fit tried while calibrating the chosen restart.
+    k_selection : DataFrame or None
+        When the number of clusters was chosen automatically, its criterion table:
+        ``k``, ``stability`` and ``sd_stability`` (mean and sd of the adjusted Rand
+        index over subsample pairs, K >= 2), ``gap`` and ``sd_gap`` (K = 1 and 2 for
+        the stability method's test, every K for ``k_method="gap"``, which also
+        gives ``nll`` and ``ref_nll``) and ``chosen``.
+    """
+
+    selected: pd.DataFrame
+    centers: pd.DataFrame
+    sds: pd.DataFrame
+    level_shares: pd.DataFrame
+    lam: float
+    lam_method: str
+    k: int | None
+    m: float
+    rho: float
+    F0: float
+    F_delta: float
+    objective: np.ndarray
+    neg_loglik: float
+    budget: str
+    eps_c: float | None
+    eps_v: float | None
+    scale: bool
+    restarts: pd.DataFrame
+    calibration: pd.DataFrame | None = None
+    k_selection: pd.DataFrame | None = None
+    _state: Any = None
+    _prep: Any = None
+
+    method_name: ClassVar[str] = "CRAFT"
+    plot_hint: ClassVar[str] = ".plot_subspaces() for the selected features"
+
+    @property
+    def objective_path(self) -> np.ndarray:
+        """Alias of ``objective`` (the trace)."""
+        return self.objective
+
+    def _headline(self) -> str:
+        return (
+            f"CRAFT (m={fmt(self.m)}, lambda={fmt(self.lam)}, {self.lam_method}, "
+            f"{self.budget} budget) with {self.n_clusters} clusters"
+        )
+
+    def _detail_lines(self) -> list[str]:
+        sel = self.selected
+        lines = [
+            f"Features selected per cluster: {', '.join(str(int(s)) for s in sel.sum(axis=1))} "
+            f"of {sel.shape[1]}"
+        ]
+        for k in range(min(len(sel), 6)):
+            names = list(sel.columns[sel.iloc[k].to_numpy()])
+            shown = ", ".join(names[:8]) + (", ..." if len(names) > 8 else "")
+            lines.append(f"  cluster {k}: {shown}")
+        if len(sel) > 6:
+            lines.append(f"  ... {len(sel) - 6} more clusters")
+        if self.k is not None and self.k != self.n_clusters:
+            lines.append(f"Asked for k={self.k}; got {self.n_clusters} clusters.")
+        if self._chosen_run().startswith("seeded"):
+            lines.append(
+                f"Reported run: {self._chosen_run()}, at the smallest lambda where it is "
+                "a fixed point."
+            )
+        return lines
+
+    @cached_property
+    def selection_frequency(self) -> pd.Series:
+        """Share of clusters that select each variable, highest first."""
+        return (
+            self.selected.mean(axis=0)
+            .sort_values(ascending=False, kind="stable")
+            .rename("share_of_clusters")
+        )
+
+    def _summary_tables(self) -> dict[str, pd.DataFrame]:
+        clusters = pd.DataFrame(
+            {"size": self.sizes, "n_selected": self.selected.sum(axis=1).to_numpy()}
+        )
+        params = pd.DataFrame(
+            {
+                "value": [
+                    fmt(self.lam, 6),
+                    self.lam_method,
+                    self.k,
+                    fmt(self.m),
+                    fmt(self.rho),
+                    fmt(self.F0, 6),
+                    fmt(self.F_delta, 6),
+                    self.budget,
+                    self.eps_c,
+                    self.eps_v,
+                    self.scale,
+                    fmt(self.objective[-1], 6),
+                    fmt(self.neg_loglik, 6),
+                    self.n_iter,
+                    self.converged,
+                    self._restart_counts(),
+                    self._chosen_run(),
+                ]
+            },
+            index=[
+                "lambda",
+                "lambda set by",
+                "k",
+                "m",
+                "rho",
+                "F0",
+                "F_delta",
+                "budget",
+                "eps_c",
+                "eps_v",
+                "scale",
+                "objective",
+                "neg. log-lik",
+                "iterations",
+                "converged",
+                "restarts",
+                "chosen run",
+            ],
+        )
+        freq = self.selection_frequency.to_frame()
+        tables = {
+            "clusters": clusters,
+            "parameters": params,
+            "selection_frequency": freq,
+            "selected": self.selected.astype(int),
+        }
+        if self.table is not None:
+            tables["selected_profiles"] = self.selected_profiles()
+        if self.k_selection is not None:
+            tables["k_selection"] = self.k_selection
+        return tables
+
+    def _restart_counts(self) -> str:
+        """``"3"``, or ``"3 calibrated + 3 seeded"`` when the restarts are of two kinds."""
+        counts = self.restarts["kind"].value_counts(sort=False)
+        if len(counts) < 2:
+            return str(len(self.restarts))
+        return " + ".join(f"{n} {kind}" for kind, n in counts.items())
+
+    def _chosen_run(self) -> str:
+        """Kind and number of the restart reported, e.g. ``"seeded (restart 4)"``."""
+        r = self.restarts
+        i = int(np.flatnonzero(r["chosen"].to_numpy())[0])
+        return f"{r['kind'].iloc[i]} (restart {r.index[i]})"
+
+    def selected_profiles(self) -> pd.DataFrame:
+        """Profiles (as :meth:`profiles`) with cells of unselected features blanked (NaN)."""
+        prof = self.profiles()
+        out = prof.copy()
+        for k in self.selected.index:
+            mask = ~self.selected.loc[k]
+            unselected = [v for v in mask.index[mask.to_numpy()]]
+            if unselected:
+                rows = prof.index.get_level_values(0).isin(unselected)
+                out.loc[rows, k] = np.nan
+        return out
+
+    def _notes(self) -> list[str]:
+        notes = super()._notes()
+        if self.scale and self.variables.numeric_names:
+            notes.append(
+                "Numeric variables were standardised (mean 0, sd 1) before clustering; "
+                "centres and sds are reported in the original units."
+            )
+        t = self.table
+        if (
+            t is not None
+            and t.missing == "native"
+            and (np.isnan(t.numeric).any() or (t.codes < 0).any())
+        ):
+            notes.append(
+                "Missing cells were handled natively: they add nothing to a point's "
+                "cost and are left out of the cluster statistics."
+            )
+        notes.append(
+            "Restarts are compared by the model's negative log-likelihood with the "
+            "Gaussian normalisers kept (see craft() Notes)."
+        )
+        tab = self.k_selection
+        if tab is not None and "stability" in tab.columns:
+            row = tab.set_index("k").loc[self.k]
+            how = (
+                "the gap test kept K = 1 (Gap(1) >= Gap(2) - sd)"
+                if self.k == 1
+                else f"the most stable K (mean adjusted Rand {row['stability']:.3f} between "
+                "fits on pairs of subsamples; the gap test rejected K = 1)"
+            )
+            notes.append(f"K = {self.k} was chosen automatically: {how}. See k_selection.")
+        elif tab is not None:
+            notes.append(f"K = {self.k} was chosen by the gap statistic. See k_selection.")
+        if self.restarts["kind"][self.restarts["chosen"]].eq("seeded").any():
+            notes.append(
+                f"The run reported is a seeded {self.n_clusters}-cluster run (k-means++-style "
+                "seeding under the CRAFT cost, then CAF passes without new clusters); lambda "
+                "is the smallest (>= 0) at which it is a fixed point of Algorithm 1: the "
+                "largest smallest cost of a point minus D F0, or 0 when that is negative."
+            )
+        return notes
+
+    #: sigma used in the costs instead of the clusters' own (DP-RF: 1/sqrt(2)).
+    _cost_sigma: ClassVar[float | None] = None
+
+    def _new_arrays(self, t: ColumnTable) -> tuple[np.ndarray, np.ndarray]:
+        """Numeric block and codes of new data, as the fit saw its own."""
+        return t.numeric, t.codes
+
+    def predict(self, newdata: Any, *, missing: str = "native") -> pd.Series:
+        """Assign new rows to the fitted clusters by the fit's cost (no new clusters).
+
+        Missing cells contribute nothing (``missing="native"``, default) or rows with
+        them are dropped (``"drop"``) or rejected (``"raise"``).
+        """
+        check_choice("missing", missing, ["native", "drop", "raise"])
+        t = transform_like(self.variables, newdata, missing=missing)
+        prep: Prepared = self._prep
+        num, codes = self._new_arrays(t)
+        if prep.center is not None:
+            num = (num - prep.center) / prep.scale
+        d = prep.data
+        new = core.with_training_stats(core.prepare(num, codes, list(d.L), alpha=d.alpha), d)
+        D = core.costs(new, self._state, self.F_delta, sigma_override=self._cost_sigma)
+        return labels_series(t, D.argmin(axis=1))
+
+    def plot_subspaces(self, truth: pd.DataFrame | None = None, **kwargs: Any) -> Any:
+        """The clusters x features selection matrix (paper Figs. 2-4), beside ``truth`` if given."""
+        from .. import plotting
+
+        return plotting.plot_subspaces(self.selected, truth, **kwargs)
+
+    def plot_profiles(self, ax: Any = None, **kwargs: Any) -> Any:
+        """Heatmap of the cluster profiles."""
+        from .. import plotting
+
+        return plotting.plot_profiles(self, ax=ax, **kwargs)
+
+    def plot_objective(self, ax: Any = None, **kwargs: Any) -> Any:
+        """The objective after each pass."""
+        from .. import plotting
+
+        return plotting.plot_objective(self, ax=ax, **kwargs)
+
+    def plot_k_selection(self, ax: Any = None, **kwargs: Any) -> Any:
+        """The criterion that chose K (stability or gap statistic) against K."""
+        if self.k_selection is None:
+            raise ValueError(
+                "the number of clusters was not chosen automatically "
+                "(call craft() without k= and lam= to get the criterion curve)."
+            )
+        from .. import plotting
+
+        return plotting.plot_k_selection(self.k_selection, ax=ax, **kwargs)
+
+
+def build_result(
+    best: core.Fit,
+    runs: list[core.Fit],
+    prep: Prepared,
+    *,
+    call: str,
+    method: str,
+    k: int | None,
+    consts: core.Constants,
+    settings: core.Settings,
+    params: dict[str, Any],
+    scale: bool,
+    keep_data: bool,
+    k_selection: pd.DataFrame | None,
+    dask_prep: Any = None,
+) -> CraftResult:
+    """The :class:`CraftResult` of the restart ``best`` among ``runs`` (centres and sds
+    back in the data's units; on the Dask backend lazy labels). ``params``: the
+    settings the result reports, to which lambda and ``k`` are added."""
+    table = prep.table
+    st: core.State = best.state
+    idx = pd.Index(range(st.K), name="cluster")
+    internal = table.numeric_names + table.categorical_names
+    v = pd.DataFrame(st.v, index=idx, columns=internal)[table.spec.names]
+    zeta, sigma = st.zeta.copy(), st.sigma.copy()
+    if prep.center is not None:
+        zeta = zeta * prep.scale + prep.center
+        sigma = sigma * prep.scale
+    centers = pd.DataFrame(zeta, index=idx, columns=table.numeric_names)
+    sds = pd.DataFrame(sigma, index=idx, columns=table.numeric_names)
+    labels, lazy_counts = _labels(best, table, idx, dask_prep)
+    return CraftResult(
+        labels=labels,
+        lazy_counts=lazy_counts,
+        n_iter=best.n_iter,
+        converged=best.converged,
+        call=call,
+        params={**params, "lam": best.lam, "k": k},
+        variables=table.spec,
+        table=table if keep_data else None,
+        selected=v,
+        centers=centers,
+        sds=sds,
+        level_shares=_level_shares(table, st, idx),
+        lam=float(best.lam),
+        lam_method=method,
+        k=k,
+        m=settings.m,
+        rho=settings.rho,
+        F0=consts.F0,
+        F_delta=consts.F_delta,
+        objective=best.objective,
+        neg_loglik=float(best.nll),
+        budget=settings.budget,
+        eps_c=settings.eps_c,
+        eps_v=settings.eps_v,
+        scale=scale,
+        restarts=restart_table(runs, best),
+        calibration=best.calibration,
+        k_selection=k_selection,
+        _state=st,
+        _prep=prep,
+    )
+
+
+def restart_table(runs: list[core.Fit], best: core.Fit) -> pd.DataFrame:
+    """One row per restart: kind, lambda, clusters, n_iter, converged, criterion, chosen."""
+    return pd.DataFrame(
+        {
+            "kind": [r.kind for r in runs],
+            "lam": [r.lam for r in runs],
+            "n_clusters": [r.state.K for r in runs],
+            "n_iter": [r.n_iter for r in runs],
+            "converged": [r.converged for r in runs],
+            "neg_loglik": [r.nll for r in runs],
+            "chosen": [r is best for r in runs],
+        },
+        index=pd.Index(range(len(runs)), name="restart"),
+    )
+
+
+def _level_shares(table: ColumnTable, st: core.State, idx: pd.Index) -> pd.DataFrame:
+    """Smoothed level shares per cluster, columns ``(variable, level)``."""
+    cols = (
+        pd.MultiIndex.from_tuples(
+            [(c, str(lv)) for c in table.categorical_names for lv in table.levels[c]],
+            names=["variable", "level"],
+        )
+        if table.categorical_names
+        else pd.MultiIndex.from_tuples([], names=["variable", "level"])
+    )
+    return pd.DataFrame(np.exp(st.log_eta), index=idx, columns=cols)
+
+
+def _labels(
+    best: core.Fit, table: ColumnTable, idx: pd.Index, dask_prep: Any
+) -> tuple[Any, tuple[pd.Series, int] | None]:
+    """(labels, lazy counts): on the input's index, or lazy on the Dask backend with the
+    cluster sizes and rows dropped known now."""
+    if dask_prep is None:
+        return labels_series(table, best.labels), None
+    from .._engine.dask import labels_dask
+
+    labels = labels_dask(dask_prep, best.states, best.labels)
+    sizes = pd.Series(best.sizes.astype(np.int64), index=idx, name="size")
+    return labels, (sizes, dask_prep.n_dropped)
