@@ -80,7 +80,7 @@ def fixed_k_fit(d, K: int, rng: np.random.Generator, m: float):
     passes without the new-cluster rule until no label changes. Returns (clusters
     left, negative log-likelihood)."""
     out = core.seeded_fit(d, K, m=m, rho=default_rho(m), with_nll=True, rng=rng)
-    return out["state"].K, out["nll"]
+    return out.state.K, out.nll
 
 
 def gap_fixed_k(X, *, m, scale, k_max, n_refs, n_restarts, seed) -> int:

@@ -140,7 +140,7 @@ def spambase(repeats: int) -> None:
     Xs = d.X0
     one_fit, what = refit_chosen(fit, d)
     t_fit, _, out = median_time(one_fit, repeats)
-    same = bool(np.array_equal(out["labels"], fit.labels.to_numpy(dtype=np.int64)))
+    same = bool(np.array_equal(out.labels, fit.labels.to_numpy(dtype=np.int64)))
 
     def km(threads):
         def run():
@@ -170,17 +170,15 @@ def spambase(repeats: int) -> None:
         {
             "method": f"craft_fit, {what}",
             "median s": t_fit,
-            "iterations": out["n_iter"],
-            "ms/iter": 1e3 * t_fit / out["n_iter"],
-            "purity": purity(y, out["labels"]),
+            "iterations": out.n_iter,
+            "ms/iter": 1e3 * t_fit / out.n_iter,
+            "purity": purity(y, out.labels),
         },
     ]
     show(
         f"one fit (median of {repeats}; same process, same standardised matrix)", pd.DataFrame(rows)
     )
-    print(
-        f"craft_fit reproduces the labels of craft()'s chosen restart: {same}; K = {out['state'].K}"
-    )
+    print(f"craft_fit reproduces the labels of craft()'s chosen restart: {same}; K = {out.state.K}")
     best_km = min(t_km, t_km1)
     ratio = t_fit / best_km
     print(
@@ -432,15 +430,15 @@ def scaling(n: int, lam: float, seeds: int, calibrate_rows: int) -> None:
             {
                 "rng": s,
                 "craft_fit s": t_fit,
-                "passes": out["n_iter"],
-                "s/pass": t_fit / out["n_iter"],
-                "converged": out["converged"],
-                "K": out["state"].K,
-                "purity": purity(z, out["labels"]),
+                "passes": out.n_iter,
+                "s/pass": t_fit / out.n_iter,
+                "converged": out.converged,
+                "K": out.state.K,
+                "purity": purity(z, out.labels),
             }
         )
         if s == 0:
-            sel = out["state"].v
+            sel = out.state.v
     show("one craft_fit per seed", pd.DataFrame(rows))
     print("selected features per cluster, rng=0 (numeric x0-x9, then categorical c0-c9):")
     for k in range(sel.shape[0]):
@@ -484,7 +482,7 @@ def profile_call(label: str, X: pd.DataFrame, k: int, top: int = 8) -> None:
     def counted(d, lam, **kw):
         t0 = time.perf_counter()
         out = original(d, lam, **kw)
-        log.append((lam, out["state"].K, out["n_iter"], time.perf_counter() - t0))
+        log.append((lam, out.state.K, out.n_iter, time.perf_counter() - t0))
         return out
 
     _craft_core.craft_fit = counted  # craft() calls it as _craft_core.craft_fit

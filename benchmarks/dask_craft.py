@@ -86,7 +86,7 @@ def _ns_per_row_pass(data, lam: float, passes: int) -> tuple[float, dict]:
         data, lam, m=0.5, rho=0.24, max_iter=passes, rng=np.random.default_rng(SEED)
     )
     dt = time.perf_counter() - t0
-    return dt / (data.n * out["n_iter"]) * 1e9, out
+    return dt / (data.n * out.n_iter) * 1e9, out
 
 
 def main() -> None:
@@ -166,9 +166,9 @@ def main() -> None:
                 core.release_states(B, out)
                 ns.append((ns_mem, ns_dask))
                 print(
-                    f"  {r + 1}: in memory ({d_m.n:,} rows, K={out_m['state'].K}, "
-                    f"{out_m['n_iter']} passes) {ns_mem:.0f} ns/row/pass; Dask (K={out['state'].K}, "
-                    f"{out['n_iter']} passes) {ns_dask:.0f} -> {ns_dask / ns_mem:.2f}x"
+                    f"  {r + 1}: in memory ({d_m.n:,} rows, K={out_m.state.K}, "
+                    f"{out_m.n_iter} passes) {ns_mem:.0f} ns/row/pass; Dask (K={out.state.K}, "
+                    f"{out.n_iter} passes) {ns_dask:.0f} -> {ns_dask / ns_mem:.2f}x"
                 )
             peaks = client.run(peak_rss_mb)
     mem_ns, dask_ns = np.array(ns).T

@@ -7,6 +7,9 @@ trailing-underscore attributes (``labels`` -> ``labels_``, ``weights`` -> ``weig
 the whole result is kept as ``result_``. ``random_state`` is passed on as ``rng``
 (an int, None or Generator as is; a ``RandomState`` gives a seed drawn from it).
 
+Every parameter a wrapper passes on under the function's own name has the function's
+default, read from its signature (``_default``), so the two cannot drift apart.
+
 Inputs may be arrays or DataFrames. Arrays get the package's column names ``x0, x1, ...``;
 a DataFrame's names are kept in ``feature_names_in_``. ``labels_`` is an int ndarray with
 -1 where the result's labels are ``<NA>`` (rows dropped under ``missing="drop"``).
@@ -27,7 +30,9 @@ np.True_
 
 from __future__ import annotations
 
+import inspect
 import numbers
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -44,6 +49,20 @@ __all__ = ["CRAFT", "CovariateClustering", "SparseHierarchical", "SparseKMeans"]
 
 
 # ---------------------------------------------------------------------- helpers
+def _default(func: Callable[..., Any], name: str) -> Any:
+    """The default of ``func``'s parameter ``name`` (a wrapper's ``__init__`` default for a
+    parameter it passes on: read from the function, never restated). Evaluated once, when
+    the class is created (hence the ``noqa: B008`` where ruff cannot tell the value is
+    immutable).
+
+    Examples
+    --------
+    >>> _default(sparse_kmeans, "nstart")
+    20
+    """
+    return inspect.signature(func).parameters[name].default
+
+
 def _rng(random_state: Any) -> Any:
     """``random_state`` as the package's ``rng`` (None, int or Generator)."""
     if random_state is None or isinstance(random_state, np.random.Generator):
@@ -131,12 +150,12 @@ class SparseKMeans(ClusterMixin, BaseEstimator):
         self,
         n_clusters: int = 3,
         *,
-        wbound: float | None = None,
-        weights: str = "exact",
-        algorithm: str = "hartigan-wong",
-        nstart: int = 20,
-        max_iter: int = 6,
-        scale: bool = False,
+        wbound: float | None = None,  # None: default_wbound(p) (sparse_kmeans requires it)
+        weights: str = _default(sparse_kmeans, "weights"),
+        algorithm: str = _default(sparse_kmeans, "algorithm"),
+        nstart: int = _default(sparse_kmeans, "nstart"),
+        max_iter: int = _default(sparse_kmeans, "max_iter"),
+        scale: bool = _default(sparse_kmeans, "scale"),
         random_state: Any = None,
     ) -> None:
         self.n_clusters = n_clusters
@@ -205,11 +224,11 @@ class SparseHierarchical(ClusterMixin, BaseEstimator):
         self,
         n_clusters: int = 2,
         *,
-        wbound: float | None = None,
-        method: str = "average",
-        dissimilarity: str = "squared",
-        weights: str = "exact",
-        niter: int = 15,
+        wbound: float | None = _default(sparse_hclust, "wbound"),
+        method: str = _default(sparse_hclust, "method"),
+        dissimilarity: str = _default(sparse_hclust, "dissimilarity"),
+        weights: str = _default(sparse_hclust, "weights"),
+        niter: int = _default(sparse_hclust, "niter"),
     ) -> None:
         self.n_clusters = n_clusters
         self.wbound = wbound
@@ -271,27 +290,27 @@ class CRAFT(ClusterMixin, BaseEstimator):
 
     def __init__(
         self,
-        m: float = 0.5,
+        m: float = _default(craft, "m"),
         *,
         n_clusters: int | None = None,
-        lam: float | str | None = None,
-        rho: float | None = None,
-        budget: str = "fixed",
-        eps_c: float | None = None,
-        eps_v: float | None = None,
-        scale: bool = True,
-        alpha: float = 0.01,
-        sigma_floor: float = 0.05,
-        n_init: int | str = "auto",
-        max_iter: int = 100,
-        shuffle: bool = False,
-        k_max: int = 8,
-        k_method: str = "stability",
-        n_pairs: int = 5,
-        subsample: float = 0.8,
-        n_refs: int = 5,
-        k_rule: str = "Tibs2001SEmax",
-        n_jobs: int | None = None,
+        lam: float | str | None = _default(craft, "lam"),
+        rho: float | None = _default(craft, "rho"),
+        budget: str = _default(craft, "budget"),
+        eps_c: float | None = _default(craft, "eps_c"),
+        eps_v: float | None = _default(craft, "eps_v"),
+        scale: bool = _default(craft, "scale"),
+        alpha: float = _default(craft, "alpha"),
+        sigma_floor: float = _default(craft, "sigma_floor"),
+        n_init: int | str = _default(craft, "n_init"),
+        max_iter: int = _default(craft, "max_iter"),
+        shuffle: bool = _default(craft, "shuffle"),
+        k_max: int = _default(craft, "k_max"),
+        k_method: str = _default(craft, "k_method"),
+        n_pairs: int = _default(craft, "n_pairs"),
+        subsample: float = _default(craft, "subsample"),
+        n_refs: int = _default(craft, "n_refs"),
+        k_rule: str = _default(craft, "k_rule"),
+        n_jobs: int | None = _default(craft, "n_jobs"),
         random_state: Any = None,
     ) -> None:
         self.m = m
@@ -389,22 +408,22 @@ class CovariateClustering(ClassifierMixin, BaseEstimator):
 
     def __init__(
         self,
-        similarity: Any = "ledoit_wolf",
+        similarity: Any = _default(covariate_clustering, "similarity"),  # noqa: B008
         *,
-        knn: int | None = None,
-        method: str = "convex_fusion",
-        nu: Any = None,
-        lam: float = 0.1,
-        sigma: float | None = None,
-        sigma_rule: str = "accuracy",
-        select: str = "marginal_likelihood",
-        n_folds: int = 5,
-        rho: float = 1.0,
-        tol: float = 1e-5,
-        max_iter: int = 1000,
-        gammas: Any = None,
-        ks: Any = None,
-        n_jobs: int | None = None,
+        knn: int | None = _default(covariate_clustering, "knn"),
+        method: str = _default(covariate_clustering, "method"),
+        nu: Any = _default(covariate_clustering, "nu"),  # noqa: B008
+        lam: float = _default(covariate_clustering, "lam"),
+        sigma: float | None = _default(covariate_clustering, "sigma"),
+        sigma_rule: str = _default(covariate_clustering, "sigma_rule"),
+        select: str = _default(covariate_clustering, "select"),
+        n_folds: int = _default(covariate_clustering, "n_folds"),
+        rho: float = _default(covariate_clustering, "rho"),
+        tol: float = _default(covariate_clustering, "tol"),
+        max_iter: int = _default(covariate_clustering, "max_iter"),
+        gammas: Any = _default(covariate_clustering, "gammas"),  # noqa: B008
+        ks: Any = _default(covariate_clustering, "ks"),  # noqa: B008
+        n_jobs: int | None = _default(covariate_clustering, "n_jobs"),
         random_state: Any = None,
     ) -> None:
         self.similarity = similarity

@@ -174,8 +174,8 @@ def test_F_delta_is_zero_at_m_half_rho_024():
     c = core.craft_constants(0.5, 0.24)
     ref = constants_by_hand(0.5, 0.24)
     # symmetry: a1 = b0, b1 = a0
-    assert c["a1"] == pytest.approx(c["b0"]) and c["b1"] == pytest.approx(c["a0"])
-    assert c["F_delta"] == pytest.approx(0.0, abs=1e-12)
+    assert c.a1 == pytest.approx(c.b0) and c.b1 == pytest.approx(c.a0)
+    assert c.F_delta == pytest.approx(0.0, abs=1e-12)
     assert ref["F_delta"] == pytest.approx(0.0, abs=1e-12)
 
 
@@ -189,7 +189,7 @@ def test_F_delta_for_m_one_third_default_rho():
     assert ref["F_delta"] == pytest.approx(0.059, abs=1e-3)  # 0.05954
     c = core.craft_constants(m, rho)
     for key in ("a0", "b0", "F0", "F1", "F_delta"):
-        assert c[key] == pytest.approx(ref[key], rel=1e-12)
+        assert getattr(c, key) == pytest.approx(ref[key], rel=1e-12)
     fit = craft(craft_fig2a(n_per_cluster=10, rng=0).data, m=m, lam=20.0, n_init=1, rng=0)
     assert fit.rho == pytest.approx(rho)
     assert fit.F_delta == pytest.approx(ref["F_delta"], rel=1e-12)
@@ -253,7 +253,7 @@ def test_costs_match_literal_formula(seed):
     v[1] = False
     st = state_from(brute, params, v)
     for m in (1 / 3, 0.5, 0.9):
-        F_delta = core.craft_constants(m, max(0.01, m * (1 - m) - 0.01))["F_delta"]
+        F_delta = core.craft_constants(m, max(0.01, m * (1 - m) - 0.01)).F_delta
         got = core.costs(data, st, F_delta)
         ref = np.array(
             [[brute.cost(i, params[k], v[k], F_delta) for k in range(4)] for i in range(brute.n)]
@@ -280,10 +280,10 @@ def test_missing_cells_add_nothing_to_cost():
 def literal_pass(brute: Brute, params, v, threshold, consts, rng, select_all=False):
     """One CAF pass, point by point in data order (spec Algorithm 1 + CAF)."""
     params, v = list(params), [np.asarray(x, dtype=bool) for x in v]
-    a0, b0 = consts["a0"], consts["b0"]
+    a0, b0 = consts.a0, consts.b0
     labels, costs, openers = [], [], []
     for i in range(brute.n):
-        d = [brute.cost(i, params[k], v[k], consts["F_delta"]) for k in range(len(params))]
+        d = [brute.cost(i, params[k], v[k], consts.F_delta) for k in range(len(params))]
         if min(d) > threshold:
             p = np.mean([(a0 + vj) / (a0 + b0) for vj in v], axis=0)
             v_new = np.ones(p.size, dtype=bool) if select_all else rng.random(p.size) < p
@@ -291,7 +291,7 @@ def literal_pass(brute: Brute, params, v, threshold, consts, rng, select_all=Fal
             v.append(v_new)
             openers.append(i)
             labels.append(len(params) - 1)
-            costs.append(brute.cost(i, params[-1], v_new, consts["F_delta"]))
+            costs.append(brute.cost(i, params[-1], v_new, consts.F_delta))
         else:
             labels.append(int(np.argmin(d)))  # first of equal minima
             costs.append(min(d))
@@ -311,7 +311,7 @@ def test_caf_pass_matches_sequential_rule(seed, select_all, block_rows):
     v = g.random((2, data.P + data.Q)) < 0.5
     st = state_from(brute, params, v)
     consts = core.craft_constants(1 / 3, 2 / 9 - 0.01)
-    dmin = core.costs(data, st, consts["F_delta"]).min(axis=1)
+    dmin = core.costs(data, st, consts.F_delta).min(axis=1)
     threshold = float(np.quantile(dmin, 0.75))
     got_lab, got_st, got_cost = core.caf_pass(
         data,
@@ -343,7 +343,7 @@ def test_caf_pass_without_openers_is_argmin():
     params = [brute.cluster(list(range(15))), brute.cluster(list(range(15, 30)))]
     st = state_from(brute, params, np.ones((2, 5), dtype=bool))
     consts = core.craft_constants(0.5, 0.24)
-    D = core.costs(data, st, consts["F_delta"])
+    D = core.costs(data, st, consts.F_delta)
     lab, st2, cost = core.caf_pass(data, st, D.max() + 1, consts, np.random.default_rng(0))
     assert st2 is st
     np.testing.assert_array_equal(lab, D.argmin(axis=1))
@@ -682,7 +682,7 @@ def test_farthest_first_lambda_is_a_point_cost_and_matches_craft_lambda():
     for q, lv in enumerate(L):
         df[f"k{q}"] = pd.Categorical.from_codes(codes[:, q], [f"l{t}" for t in range(lv)])
     m = 0.5
-    F_delta = core.craft_constants(m, 0.24)["F_delta"]
+    F_delta = core.craft_constants(m, 0.24).F_delta
     lam = craft_lambda(df, k=3, m=m, scale=False, rng=11)
     ref = literal_farthest_first(Brute(X, codes, L), 3, m, F_delta, np.random.default_rng(11))
     assert lam == pytest.approx(ref, rel=1e-10)
@@ -807,8 +807,8 @@ def test_subsample_fit_assigns_its_own_rows_its_own_labels():
     best = _choose(
         _calibrated_runs(sub, settings, consts, 3, seeds[:3], None, seeds[3:]), 3, sub, consts
     )
-    assert best["converged"]
-    np.testing.assert_array_equal(lab[rows], best["labels"])
+    assert best.converged
+    np.testing.assert_array_equal(lab[rows], best.labels)
     # the true clusters are separated: the rows left out follow them too
     assert ari(sim.labels, lab) == 1.0
 
@@ -1039,7 +1039,7 @@ def literal_seeded(brute: Brute, K: int, m: float, consts, rng):
     cost (weights: smallest cost to the singletons so far minus its minimum; a row drawn
     as the largest log(u)/w), then argmin passes (no new clusters) until no label
     changes. Returns labels, parameters, selection and the fixed-point lambda."""
-    F_delta, n, D = consts["F_delta"], brute.n, brute.P + brute.Q
+    F_delta, n, D = consts.F_delta, brute.n, brute.P + brute.Q
     taken = [int(rng.integers(n))]
     params, vs = [], []
     while True:
@@ -1077,7 +1077,7 @@ def literal_seeded(brute: Brute, K: int, m: float, consts, rng):
             break
         labels = new
     top = max(min(brute.cost(i, p, v, F_delta) for p, v in zip(params, vs)) for i in range(n))
-    return labels, params, np.array(vs), top - D * consts["F0"]
+    return labels, params, np.array(vs), top - D * consts.F0
 
 
 @pytest.mark.parametrize(("seed", "K", "m"), [(0, 3, 0.5), (1, 2, 1 / 3), (2, 4, 0.8)])
@@ -1089,12 +1089,12 @@ def test_seeded_fit_matches_a_literal_loop(seed, K, m):
     consts = core.craft_constants(m, rho)
     out = core.seeded_fit(data, K, m=m, rho=rho, rng=np.random.default_rng(seed))
     labels, params, v, lam = literal_seeded(brute, K, m, consts, np.random.default_rng(seed))
-    assert out["converged"] and out["state"].K == len(params)
-    np.testing.assert_array_equal(out["labels"], labels)
-    np.testing.assert_array_equal(out["state"].v, v)
-    np.testing.assert_allclose(out["state"].zeta, [p[0] for p in params], rtol=1e-12)
-    np.testing.assert_allclose(out["state"].sigma, [p[1] for p in params], rtol=1e-12)
-    assert out["lam"] == pytest.approx(lam, rel=1e-10)
+    assert out.converged and out.state.K == len(params)
+    np.testing.assert_array_equal(out.labels, labels)
+    np.testing.assert_array_equal(out.state.v, v)
+    np.testing.assert_allclose(out.state.zeta, [p[0] for p in params], rtol=1e-12)
+    np.testing.assert_allclose(out.state.sigma, [p[1] for p in params], rtol=1e-12)
+    assert out.lam == pytest.approx(lam, rel=1e-10)
 
 
 @pytest.mark.parametrize("block_rows", [7, 1])
@@ -1104,10 +1104,10 @@ def test_seeded_fit_does_not_depend_on_the_row_blocks(block_rows):
     kw = dict(m=0.5, rho=0.24, with_nll=True)
     a = core.seeded_fit(data, 3, rng=np.random.default_rng(3), **kw)
     b = core.seeded_fit(core.as_blocked(data, block_rows), 3, rng=np.random.default_rng(3), **kw)
-    np.testing.assert_array_equal(a["labels"], b["labels"])
-    assert a["start"] == b["start"] and a["n_iter"] == b["n_iter"]
-    assert a["lam"] == pytest.approx(b["lam"], rel=1e-12)
-    assert a["nll"] == pytest.approx(b["nll"], rel=1e-12)
+    np.testing.assert_array_equal(a.labels, b.labels)
+    assert a.start == b.start and a.n_iter == b.n_iter
+    assert a.lam == pytest.approx(b.lam, rel=1e-12)
+    assert a.nll == pytest.approx(b.nll, rel=1e-12)
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -1119,22 +1119,22 @@ def test_seeded_fit_is_a_fixed_point_at_its_lambda(seed):
     data = core.prepare(np.zeros((len(X), 0)), X.astype(np.int64), [2] * X.shape[1], alpha=ALPHA)
     m, rho = 1 / 3, 2 / 9 - 0.01
     consts = core.craft_constants(m, rho)
-    DF0 = (data.P + data.Q) * consts["F0"]
+    DF0 = (data.P + data.Q) * consts.F0
     out = core.seeded_fit(data, 3, m=m, rho=rho, rng=np.random.default_rng(seed))
-    st, lam = out["state"], out["lam"]
-    assert out["converged"] and st.K >= 2 and lam > 0  # a cluster may empty
-    dmin = core.costs(data, st, consts["F_delta"]).min(axis=1)
+    st, lam = out.state, out.lam
+    assert out.converged and st.K >= 2 and lam > 0  # a cluster may empty
+    dmin = core.costs(data, st, consts.F_delta).min(axis=1)
     assert lam == pytest.approx(dmin.max() - DF0, rel=1e-12)
     lab, st2, _ = core.caf_pass(data, st, lam + DF0, consts, np.random.default_rng(0))
     assert st2 is st  # no cluster opened
-    np.testing.assert_array_equal(lab, out["labels"])
+    np.testing.assert_array_equal(lab, out.labels)
     # and it is the smallest such lambda
     below = lam - 1e-9 * abs(lam)
     _, st3, _ = core.caf_pass(data, st, below + DF0, consts, np.random.default_rng(0))
     assert st3.K > st.K
     # the objective trace uses that lambda
-    obj = core.objective(data, st, out["labels"], lam, consts)
-    assert out["objective"][-1] == pytest.approx(obj, rel=1e-10)
+    obj = core.objective(data, st, out.labels, lam, consts)
+    assert out.objective[-1] == pytest.approx(obj, rel=1e-10)
 
 
 def test_fixed_point_lambda_is_reached_in_floating_point():

@@ -168,18 +168,18 @@ def test_fit_with_fast_paths_equals_fit_without(monkeypatch, seed):
         core, "_same_parameters", lambda a, b: reused.append(same(a, b)) or same(a, b)
     )
     fast = run(2048)
-    assert fast["converged"] and reused == [True]  # the last pass's costs were reused
+    assert fast.converged and reused == [True]  # the last pass's costs were reused
     monkeypatch.setattr(core, "_same_parameters", lambda a, b: False)
     monkeypatch.setattr(core, "DISTINCT_SHARE", 0.0)
     monkeypatch.setattr(core, "_RECOUNT_SHARE", -1.0)
     monkeypatch.setattr(core, "_MEMBER_BY_CLUSTER", 0)
     slow = run(2048)
-    assert fast["state"].K >= 2 and fast["n_iter"] >= 3
-    np.testing.assert_array_equal(fast["labels"], slow["labels"])
-    np.testing.assert_array_equal(fast["objective"], slow["objective"])
-    assert fast["nll"] == slow["nll"]
+    assert fast.state.K >= 2 and fast.n_iter >= 3
+    np.testing.assert_array_equal(fast.labels, slow.labels)
+    np.testing.assert_array_equal(fast.objective, slow.objective)
+    assert fast.nll == slow.nll
     for f in ("zeta", "sigma", "log_eta", "counts", "v"):
-        np.testing.assert_array_equal(getattr(fast["state"], f), getattr(slow["state"], f))
+        np.testing.assert_array_equal(getattr(fast.state, f), getattr(slow.state, f))
 
 
 def test_calibration_never_fits_the_same_seed_and_lambda_twice(monkeypatch):

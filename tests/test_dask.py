@@ -252,9 +252,9 @@ def test_blocked_fit_is_independent_of_the_blocking():
         for rows in (5000, 999, 64)
     ]
     for o in outs[1:]:
-        np.testing.assert_array_equal(o["labels"], outs[0]["labels"])
-        assert o["n_iter"] == outs[0]["n_iter"]
-        np.testing.assert_allclose(o["objective"], outs[0]["objective"], rtol=1e-12)
+        np.testing.assert_array_equal(o.labels, outs[0].labels)
+        assert o.n_iter == outs[0].n_iter
+        np.testing.assert_allclose(o.objective, outs[0].objective, rtol=1e-12)
 
 
 # ------------------------------------------------------------------------ DP-means

@@ -22,20 +22,15 @@ import pytest
 from scipy.cluster.hierarchy import cut_tree, leaves_list, linkage
 
 from sparseclust._plot.dendrogram import color_dendrogram, plot_dendrogram, plot_hclust
+from sparseclust._sparse.dissimilarity import GramSquared, PairStream, get_uw, make_operator
 from sparseclust._sparse.hclust import (
-    GramSquared,
-    PairStream,
     SparseHClustResult,
-    cutree,
     default_wbound,
-    get_uw,
     hclust_sparse_permute,
-    make_operator,
-    r_merge,
-    r_order,
     sparse_hclust,
 )
 from sparseclust._sparse.permute import PermuteResult
+from sparseclust._sparse.tree import cutree, r_merge, r_order
 from sparseclust.exceptions import ConvergenceWarning
 
 
@@ -148,13 +143,13 @@ def test_first_step_and_criterion_match_brute_force():
     X, _ = sim3(n_per=6, p=12)
     D = brute_D(X, "squared")
     fit = get_uw(GramSquared(X), 2.0, niter=50)
-    dw = D @ fit["w"]
+    dw = D @ fit.w
     u = dw / np.linalg.norm(dw)
-    np.testing.assert_allclose(fit["u"], u, rtol=1e-10)
-    assert fit["crit"] == pytest.approx(float(u @ dw), rel=1e-12)
+    np.testing.assert_allclose(fit.u, u, rtol=1e-10)
+    assert fit.crit == pytest.approx(float(u @ dw), rel=1e-12)
     # the weights are the exact projection of max(u'D, 0) at the fixed point
     a = np.maximum(u @ D, 0)
-    w = fit["w"]
+    w = fit.w
     assert np.all(w[a == 0] == 0)
 
 
@@ -373,7 +368,7 @@ def r_ordered(Z: np.ndarray) -> np.ndarray:
 def test_centroid_heights_are_lance_williams_on_u():
     """R's centroid on u: merging i, j gives d(k, ij) = (d_ki + d_kj)/2 - d_ij/4 (sizes 1)."""
     d = np.array([1.0, 4.0, 9.0, 2.0, 6.0, 3.0])  # 4 observations
-    from sparseclust._sparse.hclust import tree_linkage
+    from sparseclust._sparse.tree import tree_linkage
 
     Z = tree_linkage(d, "centroid")
     assert Z[0, 2] == pytest.approx(1.0)  # pair (0, 1)

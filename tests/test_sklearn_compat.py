@@ -1,5 +1,7 @@
 """scikit-learn compatibility of the wrappers in :mod:`sparseclust.sklearn`."""
 
+import inspect
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -145,3 +147,39 @@ def test_covariate_clustering_classifier():
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
     np.testing.assert_array_equal(est.classes_[proba.argmax(axis=1)], pred)
     assert est.score(sim.data, sim.labels) > 0.8
+
+
+# Parameters a wrapper shares (by name) with the function it wraps, whose default it
+# deliberately sets apart: (wrapper, parameter) -> why. Empty: every shared parameter
+# takes the function's default. Parameters under other names are not compared:
+# n_clusters (the function's k; scikit-learn's name, with a default since
+# scikit-learn estimators need one) and random_state (the function's rng).
+# SparseKMeans.wbound shares sparse_kmeans's default None but reads it as
+# default_wbound(p) where sparse_kmeans requires a bound.
+_OWN_DEFAULTS: dict[tuple[str, str], str] = {}
+
+_WRAPPED = [
+    (SparseKMeans, sc.sparse_kmeans),
+    (SparseHierarchical, sc.sparse_hclust),
+    (CRAFT, sc.craft),
+    (CovariateClustering, sc.covariate_clustering),
+]
+
+
+@pytest.mark.parametrize(("wrapper", "func"), _WRAPPED, ids=lambda v: v.__name__)
+def test_wrapper_defaults_are_the_functions(wrapper, func):
+    """A wrapper never restates a default of the function it wraps: defaults read from one place."""
+    ours = inspect.signature(wrapper.__init__).parameters
+    theirs = inspect.signature(func).parameters
+    shared = [name for name in ours if name != "self" and name in theirs]
+    assert shared, f"{wrapper.__name__} passes nothing on to {func.__name__}?"
+    drift = {
+        name: (ours[name].default, theirs[name].default)
+        for name in shared
+        if (wrapper.__name__, name) not in _OWN_DEFAULTS
+        and not (
+            type(ours[name].default) is type(theirs[name].default)
+            and ours[name].default == theirs[name].default
+        )
+    }
+    assert not drift, f"{wrapper.__name__} defaults (wrapper, function) differ: {drift}"

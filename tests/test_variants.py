@@ -344,7 +344,7 @@ def test_dp_rf_farthest_first_matches_brute_force():
         d,
         2,
         lambda row: _singleton_selection(row, 0, m),
-        F_delta=c["F_delta"],
+        F_delta=c.F_delta,
         sigma_override=SIGMA_DP,
         rng=np.random.default_rng(3),
     )
@@ -354,7 +354,7 @@ def test_dp_rf_farthest_first_matches_brute_force():
     sel = [np.argsort(-z[t], kind="stable")[:2] for t in range(30)]
 
     def cost(n, t):
-        return float(((A[n, sel[t]] - A[t, sel[t]]) ** 2).sum()) + c["F_delta"] * 2
+        return float(((A[n, sel[t]] - A[t, sel[t]]) ** 2).sum()) + c.F_delta * 2
 
     T = [int(np.random.default_rng(3).integers(30))]
     lam = None

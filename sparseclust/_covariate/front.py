@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from .._data.params import Choice, Columns, Int, Number, Seed, as_rng, rules
+from .._data.params import Choice, Columns, Int, Number, Seed, Workers, as_rng, rules
 from .._data.table import VariableSpec, transform_like
 from .._results.format import call_string, fmt
 from .._results.summary import Summary
@@ -247,7 +247,7 @@ class CovariateClusteringResult:
     max_iter=Int(min=1),
     missing=Choice(("raise", "drop")),
     numeric=Columns(),
-    n_jobs=Int(none=True),
+    n_jobs=Workers(),
     rng=Seed(),
 )
 def covariate_clustering(

@@ -35,19 +35,9 @@ __all__ = [
 ]
 
 
-class _ByName:
-    """Read access by field name (``record["F_delta"]``), as the dicts these records
-    replaced gave it to scripts and tests; the fields are the record's interface."""
-
-    def __getitem__(self, name: str) -> Any:
-        if not isinstance(name, str) or name not in {f.name for f in fields(self)}:  # type: ignore[arg-type]
-            raise KeyError(name)
-        return getattr(self, name)
-
-
 # ----------------------------------------------------------------------- constants
 @dataclass(frozen=True)
-class Constants(_ByName):
+class Constants:
     """The selection prior's constants for ``(m, rho)`` (paper eq. (1)).
 
     Attributes
@@ -146,7 +136,7 @@ class Settings:
 
 
 @dataclass(frozen=True, eq=False)
-class Fit(_ByName):
+class Fit:
     """One finished CRAFT run (:func:`craft_fit`; a restart of the fronts).
 
     Attributes

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from .._data.dtypes import ColumnInfo
-from .._data.params import Choice, Columns, Flag, Int, Number, Seed, as_rng, rules
+from .._data.params import Choice, Columns, Flag, Int, Number, Seed, Workers, as_rng, rules
 from .._data.table import ColumnTable, VariableSpec, build_table
 from .._results.format import call_string, fmt
 from .._tuning.penalty import resolve_penalty
@@ -274,7 +274,7 @@ _COMMON_RULES = dict(
     missing=Choice(MISSING),
     n_init=Int(min=1),
     max_iter=Int(min=1),
-    n_jobs=Int(none=True),
+    n_jobs=Workers(),
     keep_data=Flag(),
     k=K_RULE,
     rng=Seed(),

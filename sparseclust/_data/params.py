@@ -15,9 +15,9 @@ from __future__ import annotations
 import functools
 import inspect
 import numbers
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import numpy as np
@@ -32,6 +32,8 @@ __all__ = [
     "Number",
     "Rule",
     "Seed",
+    "Spelling",
+    "Workers",
     "rules",
     "as_rng",
     "check_bool",
@@ -410,6 +412,61 @@ class Seed(Rule):
 
     def bad_values(self) -> list[Any]:
         return [-1, "seed", 1.5]
+
+
+@dataclass(frozen=True, eq=False)
+class Spelling(Rule):
+    """One of ``choices``, or another spelling of one of them (``spellings``: spelling
+    -> choice), returned as the choice. ``lower=True`` compares in lower case.
+
+    The message lists ``choices``, then ``note`` (the other spellings, in words).
+
+    Examples
+    --------
+    >>> rule = Spelling(("auto", "lloyd"), {"Lloyd": "lloyd"}, lower=True)
+    >>> rule.check("algorithm", "LLOYD")
+    'lloyd'
+    >>> rule.check("algorithm", "elkan")
+    Traceback (most recent call last):
+    ...
+    ValueError: algorithm must be one of 'auto', 'lloyd'; got algorithm='elkan'.
+    """
+
+    choices: tuple[str, ...] = ()
+    spellings: Mapping[str, str] = field(default_factory=dict)
+    lower: bool = False
+    note: str = ""
+
+    def check(self, name: str, value: Any) -> str:
+        if isinstance(value, str):
+            key = value.lower() if self.lower else value
+            if key in self.choices:
+                return key
+            if key in self.spellings:
+                return self.spellings[key]
+        if not self.note:
+            check_choice(name, value, self.choices)
+        opts = ", ".join(repr(c) for c in self.choices)
+        raise ValueError(f"{name} must be one of {opts} ({self.note}); got {name}={value!r}.")
+
+    def bad_values(self) -> list[Any]:
+        return ["no-such-choice", 1, None]
+
+
+@dataclass(frozen=True)
+class Workers(Rule):
+    """``n_jobs``: ``None`` or a non-zero integer (``-1``: all cores), as joblib takes it."""
+
+    def check(self, name: str, value: Any) -> int | None:
+        if value is None:
+            return None
+        n = check_int(name, value)
+        if n == 0:
+            raise ValueError(f"{name} must be a non-zero integer (or -1 for all cores); got 0.")
+        return n
+
+    def bad_values(self) -> list[Any]:
+        return ["x", 1.5, True, 0]
 
 
 def _with_alternatives(message: str, alternatives: str) -> str:

@@ -15,6 +15,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._data.params import Number, rules
+
 __all__ = ["color_dendrogram", "plot_dendrogram", "plot_hclust", "plot_weights_index"]
 
 #: Leaves are labelled by default up to this many observations.
@@ -153,6 +155,10 @@ def _y_series(y: Any, names: pd.Index | None, n: int, full: pd.Index | None) -> 
     )
 
 
+@rules(
+    branchlength=Number(min=0, min_inclusive=False, none=True),
+    linewidth=Number(min=0),
+)
 def color_dendrogram(
     result_or_linkage: Any,
     y: Any,
@@ -177,8 +183,8 @@ def color_dendrogram(
         Drawn on a new figure when None.
     branchlength : float, optional
         Length of the coloured segments below the leaves, in height units (sparcl's
-        ``branchlength=.7`` is in the units of its tree). Default 10% of the tree's
-        height.
+        ``branchlength=.7`` is in the units of its tree), > 0. Default 10% of the
+        tree's height.
     labels : list, False or None
         Leaf labels in data order; ``None`` labels by row name up to 50 leaves,
         ``False`` never.
@@ -186,7 +192,7 @@ def color_dendrogram(
         Default ``tab10`` (``tab20`` beyond 10 values).
     title : str
     linewidth : float
-        Width of the tree's lines.
+        Width of the tree's lines (>= 0).
 
     Returns
     -------

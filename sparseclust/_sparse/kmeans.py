@@ -5,7 +5,6 @@ family on pandas, with exact weights, returned centres, ``predict`` and parallel
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, ClassVar
@@ -13,26 +12,27 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from .._data.params import (
-    as_rng,
-    check_bool,
-    check_choice,
-    check_int,
-    check_number,
-    user_stacklevel,
-)
+from .._data.params import Choice, Flag, Int, as_rng, check_choice, check_int, check_number, rules
 from .._data.table import empty_table, read_numeric, transform_like
 from .._engine.blocks import LocalBlocks
 from .._engine.dask import route_backend
-from .._engine.parallel import run_parallel
-from .._engine.threads import single_blas_thread
 from .._results.base import ClusterResult, labels_series
 from .._results.format import call_string, fmt
-from ..exceptions import ConvergenceWarning
-from .kmeans_core import initial_blocks, sparse_kmeans_blocks
-from .lloyd import cluster_means, drop_states, fetch_rows, local_labels, one_block, partial_sqdist
+from .kmeans_core import SparseKMeansFit
+from .kmeans_fit import FitSettings, fit_bounds, run_permutations, warn_fits
+from .lloyd import cluster_means, fetch_rows, one_block, partial_sqdist
 from .permute import RULES, PermuteResult, make_permute_result
-from .weights import WEIGHT_MODES, between_ss, project_weights
+from .rules import (
+    ALGORITHM,
+    BACKEND,
+    COLUMNS,
+    FLAG,
+    MISSING,
+    N_JOBS,
+    SEED,
+    WEIGHTS,
+)
+from .weights import between_ss, project_weights
 
 __all__ = [
     "SparseKMeansPath",
@@ -43,11 +43,20 @@ __all__ = [
     "sparse_weights",
 ]
 
-ALGORITHMS = ("hartigan-wong", "lloyd")
-_ALGO_ALIASES = {
-    "hartigan-wong": "hartigan-wong",
-    "hartigan_wong": "hartigan-wong",
-    "lloyd": "lloyd",
+#: The rules every sparse k-means front declares (``k <= n`` and ``wbound`` are checked
+#: on the data, in the body: the messages name the data's size).
+_FIT_RULES = {
+    "k": Int(min=2, none=True),
+    "weights": WEIGHTS,
+    "algorithm": ALGORITHM,
+    "nstart": Int(min=1),
+    "max_iter": Int(min=1),
+    "scale": FLAG,
+    "missing": MISSING,
+    "numeric": COLUMNS,
+    "categorical": COLUMNS,
+    "keep_data": FLAG,
+    "rng": SEED,
 }
 
 
@@ -364,38 +373,24 @@ def _check_k(k: Any, n: int, centers: Any, p: int) -> tuple[int, np.ndarray | No
         return kk, c
     if k is None:
         raise ValueError("k is required: the number of clusters (or pass centers=).")
-    kk = check_int("k", k, min=2)
-    if kk > n:
-        raise ValueError(f"k={kk} is more than the {n} rows; use k <= {n}.")
-    return kk, None
+    if k > n:
+        raise ValueError(f"k={k} is more than the {n} rows; use k <= {n}.")
+    return k, None
 
 
 def _algorithm(algorithm: str, lazy: bool = False) -> str:
-    """The k-means of the partition step: ``"auto"`` is Hartigan-Wong in memory and
-    Lloyd on Dask (Hartigan-Wong moves one point at a time: it needs the rows here)."""
-    a = str(algorithm).lower() if isinstance(algorithm, str) else algorithm
-    if a == "auto":
+    """The k-means of the partition step (``algorithm`` as its rule returns it):
+    ``"auto"`` is Hartigan-Wong in memory and Lloyd on Dask (Hartigan-Wong moves one
+    point at a time: it needs the rows here)."""
+    if algorithm == "auto":
         return "lloyd" if lazy else "hartigan-wong"
-    if a not in _ALGO_ALIASES:
-        check_choice("algorithm", algorithm, ["auto", *ALGORITHMS])
-    if lazy and _ALGO_ALIASES[a] == "hartigan-wong":
+    if lazy and algorithm == "hartigan-wong":
         raise ValueError(
             "algorithm='hartigan-wong' needs the data in memory (it moves one point at a "
             "time); on Dask use algorithm='lloyd' (or 'auto'), or backend='numpy' to "
             "compute the data into memory."
         )
-    return _ALGO_ALIASES[a]
-
-
-def _common(weights, algorithm, nstart, max_iter, scale, lazy=False) -> tuple[str, int, int, bool]:
-    """Checks shared by every sparse k-means entry point."""
-    check_choice("weights", weights, list(WEIGHT_MODES))
-    return (
-        _algorithm(algorithm, lazy),
-        check_int("nstart", nstart, min=1),
-        check_int("max_iter", max_iter, min=1),
-        check_bool("scale", scale),
-    )
+    return algorithm
 
 
 def _centers_scaled(c: np.ndarray | None, sc: tuple) -> np.ndarray | None:
@@ -405,72 +400,56 @@ def _centers_scaled(c: np.ndarray | None, sc: tuple) -> np.ndarray | None:
     return c
 
 
-def _fit_one(ex, p, k, wbound, init, mode, algorithm, max_iter, seed) -> dict:
-    with single_blas_thread():
-        out = sparse_kmeans_blocks(
-            ex,
-            init,
-            k,
-            wbound,
-            p=p,
-            mode=mode,
-            algorithm=algorithm,
-            max_iter=max_iter,
-            rng=np.random.default_rng(seed),
-        )
-    if isinstance(ex, LocalBlocks):
-        out["labels"] = local_labels(ex, out["states"])
-    return out
-
-
-def _initial(ex, k, algorithm, nstart, centers, seed) -> list:
-    with single_blas_thread():
-        return initial_blocks(
-            ex,
-            k,
-            algorithm=algorithm,
-            nstart=nstart,
-            centers=centers,
-            rng=np.random.default_rng(seed),
-            notes=[],
-        )
-
-
-def _result(out, *, table, ex, k, wbound, mode, algorithm, call, params, scale, keep_data, prep):
+def _result(
+    fit: SparseKMeansFit,
+    *,
+    table,
+    ex,
+    k,
+    wbound,
+    mode,
+    algorithm,
+    call,
+    params,
+    scale,
+    keep_data,
+    prep,
+) -> SparseKMeansResult:
+    """The result of one fit (its centres computed over the blocks)."""
     names = table.numeric_names
     idx = pd.Index(names, name="variable")
-    out["states"], sizes, means = cluster_means(ex, out["states"], k)
+    states, sizes, means = cluster_means(ex, fit.states, k)
     centers = pd.DataFrame(means, columns=idx, index=pd.Index(range(k), name="cluster"))
     lazy_counts = None
     if prep is None:
-        labels = labels_series(table, out["labels"])
+        labels = labels_series(table, fit.labels)
     else:
         from .._engine.dask import labels_dask
 
         here = isinstance(ex, LocalBlocks)  # no distributed client: the labels are here
-        labels = labels_dask(prep, None if here else out["states"], out.get("labels"), key=None)
+        labels = labels_dask(prep, None if here else states, fit.labels, key=None)
         n_dropped = prep.n_dropped
         lazy_counts = (pd.Series(sizes.astype(np.int64), name="size").rename_axis("cluster"),
                        n_dropped)  # fmt: skip
     return SparseKMeansResult(
         labels=labels,
         lazy_counts=lazy_counts,
-        n_iter=out["n_iter"],
-        converged=out["converged"],
+        n_iter=fit.n_iter,
+        converged=fit.converged,
         call=call,
         params=params,
         variables=table.spec,
         table=table if keep_data and prep is None else None,
-        weights=pd.Series(out["weights"], index=idx, name="weight"),
+        weights=pd.Series(fit.weights, index=idx, name="weight"),
         wbound=wbound,
         k=k,
-        bcss=pd.Series(out["bcss"], index=idx, name="bcss"),
-        wcss=pd.Series(out["wcss"], index=idx, name="wcss"),
-        tss=pd.Series(out["tss"], index=idx, name="tss"),
-        objective=float(out["objective_path"][-1]),
-        objective_path=out["objective_path"],
+        bcss=pd.Series(fit.bcss, index=idx, name="bcss"),
+        wcss=pd.Series(fit.wcss, index=idx, name="wcss"),
+        tss=pd.Series(fit.tss, index=idx, name="tss"),
+        objective=fit.objective,
+        objective_path=fit.objective_path,
         centers=centers,
-        threshold=float(out["lam"]),
+        threshold=float(fit.lam),
         weights_mode=mode,
         algorithm=algorithm,
         scale=scale[0] is not None,
@@ -479,19 +458,8 @@ def _result(out, *, table, ex, k, wbound, mode, algorithm, call, params, scale, 
     )
 
 
-def _warn_fits(outs: list[dict], what: str, max_iter: int) -> None:
-    bad = sum(not o["converged"] for o in outs)
-    if bad:
-        which = "the fit" if len(outs) == 1 else f"{bad} of {len(outs)} fits"
-        warnings.warn(
-            f"{what}: {which} did not converge in max_iter={max_iter} rounds (weights still "
-            "changing by more than 1e-4 relative); raise max_iter.",
-            ConvergenceWarning,
-            stacklevel=user_stacklevel(),
-        )
-
-
 # ------------------------------------------------------------------------ public
+@rules(weights=WEIGHTS, scale=FLAG, missing=MISSING)
 def sparse_weights(
     x: Any = None,
     /,
@@ -534,8 +502,7 @@ def sparse_weights(
     >>> sparse_weights(X, [0, 0, 1, 1], wbound=1.2).round(3).tolist()
     [1.0, 0.002, 0.0]
     """
-    check_choice("weights", weights, list(WEIGHT_MODES))
-    table, X, _ = _read(x, data, None, None, missing, check_bool("scale", scale), 2)
+    table, X, _ = _read(x, data, None, None, missing, scale, 2)
     if labels is None:
         raise ValueError("labels are required: one cluster label per row.")
     lab = pd.Series(np.asarray(labels, dtype=object) if not hasattr(labels, "index") else labels)
@@ -550,6 +517,7 @@ def sparse_weights(
     return pd.Series(w, index=pd.Index(table.numeric_names, name="variable"), name="weight")
 
 
+@rules(**_FIT_RULES, backend=BACKEND)
 def sparse_kmeans(
     x: Any = None,
     /,
@@ -657,10 +625,8 @@ def sparse_kmeans(
     (True, True)
     """
     call = call_string(sparse_kmeans, locals())
-    check_choice("backend", backend, ["auto", "numpy", "dask"])
     x, data, lazy = route_backend(x, data, backend)
-    algorithm, nstart, max_iter, scale = _common(weights, algorithm, nstart, max_iter, scale, lazy)
-    keep_data = check_bool("keep_data", keep_data)
+    algorithm = _algorithm(algorithm, lazy)
     generator = as_rng(rng)
     table, ex, sc, prep = _read_blocks(x, data, numeric, categorical, missing, scale, lazy)
     n, p = ex.n, len(table.numeric_names)
@@ -668,20 +634,9 @@ def sparse_kmeans(
     s = _check_wbound(wbound, p)
     c = _centers_scaled(c, sc)
     seed = int(generator.integers(2**63 - 1))
-    (out,) = _fit_bounds(
-        ex,
-        p,
-        k,
-        np.array([s]),
-        mode=weights,
-        algorithm=algorithm,
-        nstart=nstart,
-        max_iter=max_iter,
-        centers=c,
-        warm=False,
-        seed=seed,
-    )
-    _warn_fits([out], "sparse_kmeans", max_iter)
+    settings = FitSettings(weights, algorithm, nstart, max_iter, c, warm=False)
+    (out,) = fit_bounds(ex, p, k, np.array([s]), settings, seed)
+    warn_fits([out], "sparse_kmeans", max_iter)
     params = {
         "k": k,
         "wbound": s,
@@ -723,6 +678,7 @@ def _check_wbounds(wbounds: Any, p: int, *, min_len: int = 1) -> np.ndarray:
     return w
 
 
+@rules(**_FIT_RULES, warm_start=FLAG)
 def sparse_kmeans_path(
     x: Any = None,
     /,
@@ -761,8 +717,7 @@ def sparse_kmeans_path(
     True
     """
     call = call_string(sparse_kmeans_path, locals())
-    algorithm, nstart, max_iter, scale = _common(weights, algorithm, nstart, max_iter, scale)
-    warm_start = check_bool("warm_start", warm_start)
+    algorithm = _algorithm(algorithm)
     generator = as_rng(rng)
     table, X, sc = _read(x, data, numeric, categorical, missing, scale, 2)
     n, p = X.shape
@@ -772,20 +727,9 @@ def sparse_kmeans_path(
     wb = _check_wbounds(wbounds, p)
     c = _centers_scaled(c, sc)
     ex = one_block(X)
-    outs = _fit_bounds(
-        ex,
-        p,
-        k,
-        wb,
-        mode=weights,
-        algorithm=algorithm,
-        nstart=nstart,
-        max_iter=max_iter,
-        centers=c,
-        warm=warm_start,
-        seed=int(generator.integers(2**63 - 1)),
-    )
-    _warn_fits(outs, "sparse_kmeans_path", max_iter)
+    settings = FitSettings(weights, algorithm, nstart, max_iter, c, warm=warm_start)
+    outs = fit_bounds(ex, p, k, wb, settings, int(generator.integers(2**63 - 1)))
+    warn_fits(outs, "sparse_kmeans_path", max_iter)
     fits = [
         _result(
             o,
@@ -816,43 +760,17 @@ def sparse_kmeans_path(
     return SparseKMeansPath(fits=tuple(fits), table=tab, warm_start=warm_start, call=call)
 
 
-def _permuted(X: np.ndarray, seed: int) -> np.ndarray:
-    """Each column permuted independently (sparcl's null), from its own seed."""
-    g = np.random.default_rng(seed)
-    return g.permuted(X, axis=0)
-
-
-def _fit_bounds(
-    ex, p, k, wb, *, mode, algorithm, nstart, max_iter, centers, warm, seed
-) -> list[dict]:
-    """Fits of one data set (an executor of row blocks, ``p`` columns) at every bound,
-    from one initial partition."""
-    g = np.random.default_rng(seed)
-    s_init, *pool = (int(v) for v in g.integers(2**63 - 1, size=wb.size + 1))
-    # each bound's seed (for sparcl's random restart of a partition step) goes by its
-    # rank among the bounds, so that independent fits do not depend on the order given
-    seeds = [pool[r] for r in np.argsort(np.argsort(wb, kind="stable"), kind="stable")]
-    init = _initial(ex, k, algorithm, nstart, centers, s_init)
-    outs, start = [], init
-    for s, sd in zip(wb, seeds, strict=True):
-        out = _fit_one(ex, p, k, float(s), ex.copy(start), mode, algorithm, max_iter, sd)
-        outs.append(out)
-        if warm:
-            start = out["states"]
-    drop_states(ex, init)
-    return outs
-
-
-def _perm_task(X, k, wb, settings, seed_perm, seed_fit) -> Any:
-    """Fits at every bound on the data (``seed_perm`` None: all outputs kept) or on one
-    permuted copy (objectives and convergence only)."""
-    if seed_perm is None:
-        return _fit_bounds(one_block(X), X.shape[1], k, wb, seed=seed_fit, **settings)
-    Xp = _permuted(X, seed_perm)
-    outs = _fit_bounds(one_block(Xp), X.shape[1], k, wb, seed=seed_fit, **settings)
-    return [float(o["objective_path"][-1]) for o in outs], [o["converged"] for o in outs]
-
-
+@rules(
+    **_FIT_RULES,
+    nperms=Int(min=2),
+    nvals=Int(min=2),
+    rule=Choice(RULES),
+    warm_start=FLAG,
+    n_jobs=N_JOBS,
+    progress=Flag(none=True),
+    backend=BACKEND,
+    sample_rows=Int(min=2),
+)
 def kmeans_sparse_permute(
     x: Any = None,
     /,
@@ -942,57 +860,25 @@ def kmeans_sparse_permute(
     True
     """
     call = call_string(kmeans_sparse_permute, locals())
-    nperms = check_int("nperms", nperms, min=2)
-    nvals = check_int("nvals", nvals, min=2)
-    check_choice("rule", rule, list(RULES))
-    check_choice("backend", backend, ["auto", "numpy", "dask"])
     x, data, lazy = route_backend(x, data, backend)
-    algorithm, nstart, max_iter, scale = _common(weights, algorithm, nstart, max_iter, scale, lazy)
-    warm_start = check_bool("warm_start", warm_start)
-    sample_rows = check_int("sample_rows", sample_rows, min=2)
+    algorithm = _algorithm(algorithm, lazy)
     generator = as_rng(rng)
     table, ex, sc, prep = _read_blocks(x, data, numeric, categorical, missing, scale, lazy)
     n, p = ex.n, len(table.numeric_names)
-    if wbounds is None:
-        if 0.9 * np.sqrt(p) <= 1.2:
-            raise ValueError(
-                f"the default grid of bounds needs p >= 2 features (got p={p}); with one "
-                "feature there is nothing to select: use a plain k-means."
-            )
-        wbounds = np.exp(np.linspace(np.log(1.2), np.log(0.9 * np.sqrt(p)), nvals))
-    wb = _check_wbounds(wbounds, p, min_len=2)
+    wb = _check_wbounds(_default_grid(p, nvals) if wbounds is None else wbounds, p, min_len=2)
     k, c = _check_k(k, n, centers, p)
     c = _centers_scaled(c, sc)
-    settings = {
-        "mode": weights,
-        "algorithm": algorithm,
-        "nstart": nstart,
-        "max_iter": max_iter,
-        "centers": c,
-        "warm": warm_start,
-    }
+    settings = FitSettings(weights, algorithm, nstart, max_iter, c, warm=warm_start)
     seed_real = int(generator.integers(2**63 - 1))
     seeds = generator.integers(2**63 - 1, size=(nperms, 2))
-    if lazy:  # the null needs every column permuted over all rows: a sample, in memory
-        X = fetch_rows(ex, np.sort(generator.choice(n, size=min(sample_rows, n), replace=False)))
-        k = _check_k(k, X.shape[0], c, p)[0]
-    else:
-        X = ex.blocks[0]
+    X, k = _gap_rows(ex, k, c, p, sample_rows, generator) if lazy else (ex.blocks[0], k)
     if progress is None:
         progress = nperms >= 10 and X.size > 1_000_000
-    # The fits on the data are one more task of the batch: it runs beside the permutations.
-    outs, *perm = run_parallel(
-        _perm_task,
-        [(X, k, wb, settings, None, seed_real)]
-        + [(X, k, wb, settings, int(a), int(b)) for a, b in seeds],
-        n_jobs=n_jobs,
-        progress=bool(progress),
-        desc="permutations",
+    runs = run_permutations(
+        X, k, wb, settings, seed_real, seeds, n_jobs=n_jobs, progress=bool(progress)
     )
-    permtots = np.array([t for t, _ in perm]).T  # bounds x perms
-    tots = np.array([float(o["objective_path"][-1]) for o in outs])
-    if lazy:  # the returned fits are on all rows
-        outs = _fit_bounds(ex, p, k, wb, seed=seed_real, **settings)
+    # on Dask the gaps are on a sample of the rows; the returned fits are on all rows
+    outs = fit_bounds(ex, p, k, wb, settings, seed_real) if lazy else runs.fits
     params = {
         "k": k,
         "nperms": nperms,
@@ -1006,30 +892,19 @@ def kmeans_sparse_permute(
         "seed": seed_real,
         "backend": "dask" if lazy else "numpy",
         "gap_rows": X.shape[0],
-        "perm_not_converged": int(sum(not c for _, cs in perm for c in cs)),
+        "perm_not_converged": runs.perm_not_converged,
     }
+    same = {"table": table, "ex": ex, "k": k, "mode": weights, "algorithm": algorithm}
+    same |= {"call": call, "scale": sc, "keep_data": keep_data, "prep": prep}
     fits = [
-        _result(
-            o,
-            table=table,
-            ex=ex,
-            k=k,
-            wbound=float(s),
-            mode=weights,
-            algorithm=algorithm,
-            call=call,
-            params={**params, "wbound": float(s)},
-            scale=sc,
-            keep_data=keep_data,
-            prep=prep,
-        )
+        _result(o, wbound=float(s), params={**params, "wbound": float(s)}, **same)
         for o, s in zip(outs, wb, strict=True)
     ]
     result = make_permute_result(
         wbounds=wb,
         fits=fits,
-        tots=tots,
-        permtots=permtots,
+        tots=runs.tots,
+        permtots=runs.permtots,
         n_nonzero=np.array([f.n_nonzero for f in fits]),
         rule=rule,
         null="observations",
@@ -1039,6 +914,25 @@ def kmeans_sparse_permute(
     )
     # Only the returned fit warns; the others' convergence is counted in params (sparcl
     # stops every fit at maxiter silently).
-    _warn_fits([outs[result.best_index]], "kmeans_sparse_permute (the chosen fit)", max_iter)
-    params["data_not_converged"] = int(sum(not o["converged"] for o in outs))
+    warn_fits([outs[result.best_index]], "kmeans_sparse_permute (the chosen fit)", max_iter)
+    params["data_not_converged"] = int(sum(not o.converged for o in outs))
     return result
+
+
+def _default_grid(p: int, nvals: int) -> np.ndarray:
+    """sparcl's default bounds, ``exp(seq(log(1.2), log(0.9 sqrt(p)), length = nvals))``."""
+    if 0.9 * np.sqrt(p) <= 1.2:
+        raise ValueError(
+            f"the default grid of bounds needs p >= 2 features (got p={p}); with one "
+            "feature there is nothing to select: use a plain k-means."
+        )
+    return np.exp(np.linspace(np.log(1.2), np.log(0.9 * np.sqrt(p)), nvals))
+
+
+def _gap_rows(
+    ex: Any, k: int, c: np.ndarray | None, p: int, sample_rows: int, generator: np.random.Generator
+) -> tuple[np.ndarray, int]:
+    """(rows, k) the gaps are computed on, on Dask: the null needs every column permuted
+    over all rows, so a uniform random sample of ``sample_rows`` rows, in memory."""
+    X = fetch_rows(ex, np.sort(generator.choice(ex.n, size=min(sample_rows, ex.n), replace=False)))
+    return X, _check_k(k, X.shape[0], c, p)[0]

@@ -26,6 +26,7 @@ point-by-point algorithm and needs the data in one block (in memory).
 
 from __future__ import annotations
 
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
@@ -54,9 +55,60 @@ from .lloyd import (
 )
 from .weights import project_weights
 
-__all__ = ["initial_labels", "partial_sqdist", "sparse_kmeans_fit", "update_labels"]
+__all__ = [
+    "SparseKMeansFit",
+    "initial_labels",
+    "partial_sqdist",
+    "sparse_kmeans_fit",
+    "update_labels",
+]
 
 TOL = 1e-4
+
+
+@dataclass(frozen=True, eq=False)
+class SparseKMeansFit:
+    """One sparse k-means fit at one bound, as the core returns it (:func:`sparse_kmeans_blocks`).
+
+    Attributes
+    ----------
+    states : list
+        The partition: each row block's label state (labels 0-based, numbered by first
+        appearance in data order). In memory one array; on Dask kept by the workers.
+    weights : ndarray (p,)
+        Feature weights after the last weight step.
+    lam : float
+        The soft-threshold of the last weight step.
+    bcss, wcss, tss : ndarray (p,)
+        Per-feature between-, within- and total sums of squares of the partition.
+    objective_path : ndarray
+        ``sum w BCSS`` after every round (sparcl's ``crit``).
+    n_iter : int
+        Rounds made.
+    converged : bool
+        Whether the weights settled (relative L1 change ``<= 1e-4``).
+    notes : list of str
+        What happened on the way (restarted partition steps, early stops).
+    labels : ndarray or None
+        All rows' labels, here: set once fetched from ``states`` (in memory), else None.
+    """
+
+    states: list[Any]
+    weights: np.ndarray
+    lam: float
+    bcss: np.ndarray
+    wcss: np.ndarray
+    tss: np.ndarray
+    objective_path: np.ndarray
+    n_iter: int
+    converged: bool
+    notes: list[str]
+    labels: np.ndarray | None = None
+
+    @property
+    def objective(self) -> float:
+        """The objective at the end, ``sum w BCSS`` of the last round."""
+        return float(self.objective_path[-1])
 
 
 def _local_z(ex: Any, view: View) -> np.ndarray:
@@ -246,14 +298,8 @@ def sparse_kmeans_blocks(
     algorithm: str = "hartigan-wong",
     max_iter: int = 6,
     rng: np.random.Generator,
-) -> dict[str, Any]:
-    """One sparse k-means fit over blocks from a starting partition (label states).
-
-    Keys: ``states`` (labels 0-based, numbered by first appearance in data order),
-    ``weights``, ``lam`` (threshold), ``bcss``, ``wcss``, ``tss``, ``objective_path``
-    (``sum w BCSS`` after every round, sparcl's ``crit``), ``n_iter``, ``converged``,
-    ``notes``.
-    """
+) -> SparseKMeansFit:
+    """One sparse k-means fit over blocks from a starting partition (label states)."""
     w = np.full(p, 1.0 / np.sqrt(p))
     path: list[float] = []
     notes: list[str] = []
@@ -276,18 +322,18 @@ def sparse_kmeans_blocks(
         if np.sum(np.abs(w - w_old)) / np.sum(np.abs(w_old)) <= TOL:
             converged = True
             break
-    return {
-        "states": canonical(ex, states),
-        "weights": w,
-        "lam": lam,
-        "bcss": bcss,
-        "wcss": wcss,
-        "tss": tss,
-        "objective_path": np.asarray(path),
-        "n_iter": n_iter,
-        "converged": converged,
-        "notes": notes,
-    }
+    return SparseKMeansFit(
+        states=canonical(ex, states),
+        weights=w,
+        lam=lam,
+        bcss=bcss,
+        wcss=wcss,
+        tss=tss,
+        objective_path=np.asarray(path),
+        n_iter=n_iter,
+        converged=converged,
+        notes=notes,
+    )
 
 
 def sparse_kmeans_fit(
@@ -301,7 +347,8 @@ def sparse_kmeans_fit(
     max_iter: int = 6,
     rng: np.random.Generator,
 ) -> dict[str, Any]:
-    """:func:`sparse_kmeans_blocks` on an in-memory matrix; ``labels`` instead of ``states``."""
+    """:func:`sparse_kmeans_blocks` on an in-memory matrix, as a dict keyed by the fields
+    of :class:`SparseKMeansFit`, with ``labels`` (an array) instead of ``states``."""
     ex = one_block(x)
     out = sparse_kmeans_blocks(
         ex,
@@ -314,5 +361,6 @@ def sparse_kmeans_fit(
         max_iter=max_iter,
         rng=rng,
     )
-    out["labels"] = local_labels(ex, out.pop("states"))
-    return out
+    got = {f.name: getattr(out, f.name) for f in fields(out) if f.name != "states"}
+    got["labels"] = local_labels(ex, out.states)
+    return got

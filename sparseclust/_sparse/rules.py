@@ -1,0 +1,51 @@
+"""Parameter rules shared by the sparse clustering fronts (k-means and hierarchical),
+declared once as data with the rule classes of :mod:`sparseclust._data.params`."""
+
+from __future__ import annotations
+
+from .._data.params import Choice, Columns, Flag, Seed, Spelling, Workers
+from .weights import WEIGHT_MODES
+
+__all__ = [
+    "ALGORITHM",
+    "BACKEND",
+    "COLUMNS",
+    "DISSIMILARITY",
+    "FLAG",
+    "MISSING",
+    "N_JOBS",
+    "SEED",
+    "WEIGHTS",
+]
+
+
+#: ``weights=``: the weight step's mode.
+WEIGHTS = Choice(WEIGHT_MODES)
+#: ``missing=`` of the numeric-only methods.
+MISSING = Choice(("raise", "drop", "native"))
+#: ``backend=`` of sparse k-means.
+BACKEND = Choice(("auto", "numpy", "dask"))
+#: ``algorithm=`` of sparse k-means' partition step (``"auto"`` is resolved in the body:
+#: it depends on the backend).
+ALGORITHM = Spelling(
+    ("auto", "hartigan-wong", "lloyd"), {"hartigan_wong": "hartigan-wong"}, lower=True
+)
+#: ``dissimilarity=`` of sparse hierarchical clustering (sparcl's spellings accepted).
+DISSIMILARITY = Spelling(
+    ("squared", "absolute"),
+    {
+        "squared.distance": "squared",
+        "squared_distance": "squared",
+        "absolute.value": "absolute",
+        "absolute_value": "absolute",
+    },
+    note="sparcl's 'squared.distance', 'absolute.value' are accepted too",
+)
+#: ``n_jobs=``: joblib workers.
+N_JOBS = Workers()
+#: ``numeric=`` / ``categorical=``.
+COLUMNS = Columns()
+#: ``keep_data=``, ``scale=`` and the other plain flags.
+FLAG = Flag()
+#: ``rng=``.
+SEED = Seed()
