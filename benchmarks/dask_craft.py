@@ -52,7 +52,7 @@ import pandas as pd
 
 from sparseclust._craft import core as core
 from sparseclust._craft.dask import prepare_dask
-from sparseclust._craft.prepared import prepare_table as _prepare
+from sparseclust._craft.prepared import prepare_table
 from sparseclust._data.table import build_table
 
 LEVELS = np.array(list("abcd"))
@@ -111,7 +111,7 @@ def main() -> None:
     mem = pd.concat(
         [make_part(20_000 + i, args.memory_rows // 10) for i in range(10)], ignore_index=True
     )
-    d_m = _prepare(build_table(mem), True, 0.01).data
+    d_m = prepare_table(build_table(mem), True, 0.01).data
     del mem
     settings = core.Settings(
         m=0.5,

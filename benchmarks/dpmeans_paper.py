@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from sparseclust import dpmeans
-from sparseclust._dpmeans.front import dpmeans_core
+from sparseclust._dpmeans.core import dpmeans_core
 from sparseclust.datasets import load_monk3, load_spambase, load_splice, load_wine
 from sparseclust.metrics import nmi, purity
 
@@ -126,12 +126,12 @@ def main() -> int:
             {
                 "n": n,
                 "p": p,
-                "K found": out["centers"].shape[0],
-                "passes": out["n_iter"],
+                "K found": out.centers.shape[0],
+                "passes": out.n_iter,
                 "ours s": t_ours,
                 "naive s": t_naive,
                 "speed-up": t_naive / t_ours,
-                "same labels": bool(np.array_equal(z, out["labels"])),
+                "same labels": bool(np.array_equal(z, out.labels)),
             }
         )
     with pd.option_context("display.width", 250, "display.float_format", "{:.3f}".format):

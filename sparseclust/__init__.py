@@ -6,10 +6,12 @@ Importing the package is light: no pyplot, no statsmodels.api.
 """
 
 from ._covariate.front import CovariateClusteringResult, covariate_clustering
-from ._craft.front import CraftResult, craft, craft_lambda
+from ._craft.front import craft, craft_lambda
+from ._craft.result import CraftResult
 from ._craft.variants import DPRFResult, EntropyResult, dp_rf, entropy_clustering
 from ._data.table import ColumnTable, VariableSpec, build_table
-from ._dpmeans.front import DPMeansResult, dpmeans, farthest_first_lambda
+from ._dpmeans.front import dpmeans, farthest_first_lambda
+from ._dpmeans.result import DPMeansResult
 from ._plot.dendrogram import color_dendrogram
 from ._results.summary import Summary
 from ._sparse.hclust import SparseHClustResult, hclust_sparse_permute, sparse_hclust

@@ -242,11 +242,11 @@ def test_unseen_level_in_a_later_partition_is_not_silently_recoded():
 def test_blocked_fit_is_independent_of_the_blocking():
     """The in-memory path itself: any row blocks, the same fit."""
     df = mixed_frame(5000, seed=9)
-    from sparseclust._craft.front import _prepare
+    from sparseclust._craft.prepared import prepare_table
     from sparseclust._data.table import build_table
 
     t = build_table(df, missing="native", missing_choices=("native",))
-    d = _prepare(t, True, 0.01).data
+    d = prepare_table(t, True, 0.01).data
     outs = [
         core.craft_fit(core.as_blocked(d, rows), LAM, m=0.5, rho=0.24, rng=np.random.default_rng(0))
         for rows in (5000, 999, 64)

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import sparseclust._dpmeans.front as dpm
+import sparseclust._dpmeans.core as dpm
 from sparseclust import (
     CalibrationWarning,
     ConvergenceWarning,
@@ -27,7 +27,7 @@ from sparseclust import (
     dpmeans,
     farthest_first_lambda,
 )
-from sparseclust._dpmeans.front import dp_pass, dpmeans_core, farthest_first_core
+from sparseclust._dpmeans.core import dp_pass, dpmeans_core, farthest_first_core
 from sparseclust.datasets import load_dataset, load_wine
 from sparseclust.metrics import ari, purity
 
@@ -131,11 +131,11 @@ def test_dpmeans_core_equals_textbook_mean_start(seed, block, monkeypatch):
     X, lam = random_problem(seed)
     out = dpmeans_core(X, lam, init="mean")
     ref = textbook_dpmeans(X, lam, X.mean(axis=0), start_is_mean=True)
-    np.testing.assert_array_equal(out["labels"], ref["labels"])
-    np.testing.assert_allclose(out["centers"], ref["centers"], rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(out["objective_path"], ref["objective_path"], rtol=1e-12)
-    assert out["n_iter"] == ref["n_iter"]
-    assert out["converged"] is ref["converged"] is True
+    np.testing.assert_array_equal(out.labels, ref["labels"])
+    np.testing.assert_allclose(out.centers, ref["centers"], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(out.objective_path, ref["objective_path"], rtol=1e-12)
+    assert out.n_iter == ref["n_iter"]
+    assert out.converged is ref["converged"] is True
 
 
 @pytest.mark.parametrize("seed", range(40))
@@ -144,11 +144,11 @@ def test_dpmeans_core_equals_textbook_random_start(seed):
     r = int(np.random.default_rng(seed).integers(X.shape[0]))  # the random data point
     out = dpmeans_core(X, lam, init="random", rng=np.random.default_rng(seed))
     ref = textbook_dpmeans(X, lam, X[r], start_is_mean=False)
-    np.testing.assert_array_equal(out["labels"], ref["labels"])
-    np.testing.assert_allclose(out["centers"], ref["centers"], rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(out["objective_path"], ref["objective_path"], rtol=1e-12)
-    assert out["n_iter"] == ref["n_iter"]
-    assert out["converged"]
+    np.testing.assert_array_equal(out.labels, ref["labels"])
+    np.testing.assert_allclose(out.centers, ref["centers"], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(out.objective_path, ref["objective_path"], rtol=1e-12)
+    assert out.n_iter == ref["n_iter"]
+    assert out.converged
 
 
 @pytest.mark.parametrize("init", ["mean", "random"])
@@ -157,10 +157,10 @@ def test_converged_fit_is_a_fixed_point(seed, init):
     """Converged means one more pass changes nothing: no cluster opens, no label moves."""
     X, lam = random_problem(seed)
     out = dpmeans_core(X, lam, init=init, rng=np.random.default_rng(seed))
-    assert out["converged"]
-    labels, centers = dp_pass(X, out["centers"], lam)
-    np.testing.assert_array_equal(labels, out["labels"])
-    assert centers.shape == out["centers"].shape
+    assert out.converged
+    labels, centers = dp_pass(X, out.centers, lam)
+    np.testing.assert_array_equal(labels, out.labels)
+    assert centers.shape == out.centers.shape
 
 
 def test_random_start_is_not_converged_after_one_unchanged_pass():
@@ -169,10 +169,10 @@ def test_random_start_is_not_converged_after_one_unchanged_pass():
     X = np.array([[0.0]] + [[1.0]] * 20 + [[-1.0]])
     seed = next(s for s in range(100) if np.random.default_rng(s).integers(X.shape[0]) == 0)
     out = dpmeans_core(X, 1.5, init="random", rng=np.random.default_rng(seed))
-    assert out["converged"]
-    assert out["n_iter"] > 1
-    assert out["centers"].shape[0] == 2
-    np.testing.assert_allclose(np.sort(out["centers"].ravel()), [-1.0, 20 / 21])
+    assert out.converged
+    assert out.n_iter > 1
+    assert out.centers.shape[0] == 2
+    np.testing.assert_allclose(np.sort(out.centers.ravel()), [-1.0, 20 / 21])
 
 
 # ---------------------------------------------------------------------- invariants
@@ -205,7 +205,7 @@ def test_dp_pass_cost_at_most_lambda_or_opener(seed):
 def test_objective_path_non_increasing(seed, init):
     X, lam = random_problem(seed)
     out = dpmeans_core(X, lam, init=init, rng=np.random.default_rng(seed))
-    path = out["objective_path"]
+    path = out.objective_path
     assert np.all(np.diff(path) <= 1e-9 * np.abs(path[:-1]))
 
 
@@ -642,3 +642,18 @@ def test_result_without_data_prints_and_summarises():
     assert repr(lean).splitlines()[2:] == repr(kept).splitlines()[2:]
     assert "within_ss" not in lean.summary().tables["clusters"]
     assert lean.objective - lean.lam * 2 == pytest.approx(kept.within_ss.sum(), rel=1e-12)
+
+
+# ------------------------------------------------------------- module layout
+def test_core_returns_a_typed_record():
+    import dataclasses
+
+    from sparseclust._dpmeans.core import DPFit
+
+    X, lam = random_problem(0)
+    out = dpmeans_core(X, lam)
+    assert isinstance(out, DPFit)
+    assert out.states is None and out.labels.shape == (X.shape[0],)
+    assert out.sizes.sum() == X.shape[0] and out.centers.shape[0] == out.sizes.size
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        out.n_iter = 0

@@ -10,7 +10,21 @@ import pandas as pd
 import pytest
 
 from sparseclust import ColumnTable, DataWarning, build_table
-from sparseclust._data.table import transform_like
+from sparseclust._data.stages import (
+    ColumnTypes,
+    Encoded,
+    InputData,
+    Overrides,
+    Variables,
+    apply_formula,
+    apply_missing,
+    check_kept_rows,
+    detect_types,
+    encode_columns,
+    read_input,
+    resolve_overrides,
+)
+from sparseclust._data.table import assemble_table, transform_like
 
 NATIVE = {"missing": "native", "missing_choices": ("raise", "drop", "native")}
 
@@ -367,3 +381,121 @@ def test_spec_equality(mixed):
     assert a != "spec"
     with pytest.raises(TypeError, match="unhashable"):
         hash(a)
+
+
+# -------------------------------------------------------- the stages, one by one
+def test_stage_read_input():
+    inp = read_input(np.array([[1.0, 2.0], [3.0, 4.0]]), None)
+    assert isinstance(inp, InputData) and inp.formula is None
+    assert inp.frame.columns.tolist() == ["x0", "x1"]
+    df = pd.DataFrame({"a": [1.0], 1: [2.0]})
+    inp = read_input("~ a", df)
+    assert inp.formula == "~ a" and inp.frame is df  # columns not renamed yet
+    with pytest.raises(TypeError, match="needs its data"):
+        read_input("~ a", None)
+    with pytest.raises(TypeError, match="data= is for formulas"):
+        read_input(df, df)
+    with pytest.raises(ValueError, match="Duplicated column names"):
+        read_input(pd.DataFrame([[1, 2]], columns=[1, "1"]), None)
+
+
+def test_stage_apply_formula():
+    df = pd.DataFrame({"a": [1.0, 2.0, 4.0], "g": ["u", "v", "u"], 3: [0, 1, 0]})
+    var = apply_formula(read_input(df, None))
+    assert isinstance(var, Variables) and not var.from_formula
+    assert list(var.frame.columns) == ["a", "g", "3"] and var.response is None
+    var = apply_formula(read_input("g ~ np.log(a)", df), response=True)
+    assert var.from_formula and var.inputs == ("a",)
+    assert var.response.tolist() == ["u", "v", "u"]
+    assert var.parsed.codes == {"np.log(a)": "np.log(a)"}
+    var = apply_formula(read_input(df, None), response=True, y=[0, 1, 1])
+    assert var.response.name == "y" and var.response.index.equals(df.index)
+    with pytest.raises(ValueError, match="takes no response"):
+        apply_formula(read_input(df, None), y=[0, 1, 1])
+    with pytest.raises(ValueError, match="data has no rows"):
+        apply_formula(read_input(df.iloc[:0], None))
+
+
+def test_stage_resolve_overrides():
+    ov = resolve_overrides(["a", "b", "c"], ["a"], ["b"], {"c": "categorical"})
+    assert isinstance(ov, Overrides)
+    assert ov.kinds == {"c": "categorical", "a": "categorical", "b": "numeric"}
+    assert ov.reasons == {"c": "C()", "a": "categorical=", "b": "numeric="}
+    with pytest.raises(ValueError, match=r"in both categorical= and numeric="):
+        resolve_overrides(["a"], ["a"], ["a"])
+    with pytest.raises(ValueError, match=r"'c' is C\(c\) in the formula but listed in numeric="):
+        resolve_overrides(["c"], None, ["c"], {"c": "categorical"})
+
+
+def test_stage_detect_types(mixed):
+    types = detect_types(mixed, resolve_overrides(list(mixed.columns), numeric=["flag"]))
+    assert isinstance(types, ColumnTypes)
+    assert types.numeric_names == ["x", "flag", "n"]
+    assert types.categorical_names == ["g", "s"]
+    assert types.plain == frozenset({"x"})  # float64: one float block, no Series work
+    assert [i.reason for i in types.infos] == [
+        "detected",
+        "detected",
+        "numeric=",
+        "detected",
+        "detected",
+    ]
+    with pytest.raises(TypeError, match="clusters numeric data only"):
+        detect_types(mixed, Overrides(), allow_categorical=False)
+    stamps = pd.DataFrame({"t": pd.to_datetime(["2020-01-01", "2020-01-02"])})
+    with pytest.raises(TypeError, match="unsupported dtypes"):
+        detect_types(stamps, Overrides())
+    ok = detect_types(stamps, resolve_overrides(["t"], categorical=["t"]))
+    assert ok.categorical_names == ["t"]
+
+
+def test_stage_encode_columns(mixed):
+    types = detect_types(mixed, Overrides())
+    enc = encode_columns(mixed, types, given_levels={"s": ["q", "p", "r"]})
+    assert isinstance(enc, Encoded)
+    assert enc.numeric_names == ("x", "n") and enc.categorical_names == ("g", "flag", "s")
+    np.testing.assert_array_equal(enc.numeric, [[1, 4], [2, 2], [3, 2], [5, 1]])
+    assert list(enc.levels["s"]) == ["q", "p", "r"]  # given levels, in their order
+    np.testing.assert_array_equal(enc.codes[:, 2], [1, 0, 0, 1])
+    assert not enc.dropped.any() and enc.dropped.size == 4
+    inf = pd.DataFrame({"v": [1.0, np.inf]})
+    with pytest.raises(ValueError, match="contain infinite values"):
+        encode_columns(inf, detect_types(inf, Overrides()))
+
+
+def test_stage_apply_missing():
+    df = pd.DataFrame({"a": [1.0, np.nan, 3.0, 4.0], "g": ["u", "v", None, "v"]})
+    enc = encode_columns(df, detect_types(df, Overrides()))
+    kept = apply_missing(enc, missing="native")
+    assert kept is enc
+    with pytest.warns(DataWarning, match="dropped 2 of 4 rows"):
+        kept = apply_missing(enc, missing="drop")
+    assert kept.dropped.tolist() == [False, True, True, False]
+    np.testing.assert_array_equal(kept.numeric.ravel(), [1.0, 4.0])
+    with pytest.raises(ValueError, match="pass missing='drop' or missing='native'"):
+        apply_missing(enc, missing="raise", missing_choices=("raise", "drop", "native"))
+    y = pd.Series([1, None, 2, 3], name="cls")
+    with pytest.raises(ValueError, match="the response 'cls' has 1 missing values"):
+        apply_missing(enc, missing="native", response=y)
+
+
+def test_stage_check_kept_rows():
+    df = pd.DataFrame({"a": [1.0, 1.0, 2.0], "g": ["u", "u", "u"]})
+    enc = encode_columns(df, detect_types(df, Overrides()))
+    check_kept_rows(enc, ["a", "g"], allow_constant=True)
+    with pytest.raises(ValueError, match=r"Columns \['g'\] are constant"):
+        check_kept_rows(enc, ["a", "g"])
+    with pytest.raises(ValueError, match="n_obs=3 must be >= 4; pass more rows."):
+        check_kept_rows(enc, ["a", "g"], min_rows=4, allow_constant=True)
+
+
+def test_stage_assemble_table(mixed):
+    var = apply_formula(read_input(mixed, None))
+    types = detect_types(var.frame, Overrides())
+    enc = encode_columns(var.frame, types)
+    t = assemble_table(var, types, enc, missing="raise")
+    ref = build_table(mixed)
+    assert t.spec == ref.spec and t.index.equals(ref.index)
+    np.testing.assert_array_equal(t.numeric, ref.numeric)
+    np.testing.assert_array_equal(t.codes, ref.codes)
+    pd.testing.assert_frame_equal(t.frame, ref.frame)

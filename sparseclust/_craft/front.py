@@ -54,10 +54,6 @@ ALPHA_RULE = Number(min=0, min_inclusive=False)
 #: The settings a craft() result reports in ``params`` (with lambda and k).
 _PARAMS = ("m", "rho", "budget", "eps_c", "eps_v", "sigma_floor", "max_iter", "shuffle")
 
-#: The in-memory preparation under its former name (tests and benchmarks prepare data
-#: as craft() does).
-_prepare = prepare_table
-
 
 # ------------------------------------------------------------------------ helpers
 def default_rho(m: float) -> float:

@@ -20,31 +20,43 @@ g             ...  categorical  detected       2.0    False
 
 from __future__ import annotations
 
-import ast
-import inspect
-import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ..exceptions import DataWarning, FormulaError
-from .dtypes import (
-    ColumnInfo,
-    densify,
-    detect_kind,
-    encode_categorical,
-    to_float,
-    unsupported_reason,
+from .dtypes import ColumnInfo, densify, encode_categorical, to_float, unsupported_reason
+from .formula import evaluate_terms
+from .params import Choice, Columns, Flag, Int, check_choice, rules
+from .stages import (
+    DROP_WARN_FRACTION,
+    ColumnTypes,
+    Encoded,
+    Variables,
+    apply_formula,
+    apply_missing,
+    as_frame,
+    check_kept_rows,
+    check_unique_names,
+    detect_types,
+    encode_columns,
+    is_dask_collection,
+    read_input,
+    resolve_overrides,
 )
-from .formula import evaluate_formula, evaluate_terms
-from .params import check_choice, check_names, is_package_module, user_stacklevel
 
-__all__ = ["ColumnTable", "VariableSpec", "build_table", "transform_like"]
-
-#: Fraction of rows dropped above which ``missing="drop"`` warns (the count is always reported).
-DROP_WARN_FRACTION = 0.1
+__all__ = [
+    "DROP_WARN_FRACTION",
+    "ColumnTable",
+    "VariableSpec",
+    "assemble_table",
+    "build_table",
+    "empty_table",
+    "is_dask_collection",
+    "read_numeric",
+    "transform_like",
+]
 
 
 @dataclass(frozen=True, eq=False)
@@ -236,6 +248,16 @@ class ColumnTable:
         )
 
 
+@rules(
+    categorical=Columns(),
+    numeric=Columns(),
+    missing=Choice(("raise", "drop", "native")),
+    allow_categorical=Flag(),
+    allow_numeric=Flag(),
+    response=Flag(),
+    allow_constant=Flag(),
+    min_rows=Int(min=1),
+)
 def build_table(
     x: Any,
     *,
@@ -260,6 +282,10 @@ def build_table(
     ``"native"`` (kept; NaN in the numeric block, ``-1`` in the codes) where the
     method supports it (``missing_choices``). The input is never modified.
 
+    The stages (each in :mod:`sparseclust._data.stages`, testable alone): read the
+    input, apply the formula, resolve the kinds fixed by the user, detect the others,
+    encode, apply the missing-value policy, assemble the table.
+
     Examples
     --------
     >>> df = pd.DataFrame({"a": [1.0, None, 3.0, 4.0], "g": ["u", "v", "u", "v"]})
@@ -271,283 +297,68 @@ def build_table(
     >>> t.numeric.ravel().tolist(), t.codes.ravel().tolist(), t.spec.kinds
     ([1.0, 2.0, 3.0, 4.0], [0, 1, 0, 1], {'a': 'numeric', 'g': 'categorical'})
     """
-    check_choice("missing", missing, list(missing_choices))
-    categorical = check_names("categorical", categorical)
-    numeric = check_names("numeric", numeric)
+    check_choice("missing", missing, list(missing_choices))  # the method's own policies
+    var = apply_formula(read_input(x, data), response=response, y=y, eval_env=eval_env)
+    formula = var.from_formula
+    overrides = resolve_overrides(
+        list(var.frame.columns), categorical, numeric, var.parsed.forced if formula else None
+    )
+    types = detect_types(
+        var.frame,
+        overrides,
+        allow_categorical=allow_categorical,
+        allow_numeric=allow_numeric,
+        formula=formula,
+    )
+    enc = encode_columns(var.frame, types, given_levels=var.parsed.levels if formula else None)
+    enc = apply_missing(
+        enc,
+        missing=missing,
+        missing_choices=missing_choices,
+        response=var.response,
+        formula=formula,
+    )
+    check_kept_rows(
+        enc, types.names, min_rows=min_rows, allow_constant=allow_constant, formula=formula
+    )
+    return assemble_table(var, types, enc, missing=missing)
 
-    formula = None
-    if isinstance(x, str):
-        formula = x
-        if data is None:
-            raise TypeError(
-                f"the formula {x!r} needs its data: pass data=, e.g. f({x!r}, data=df)."
-            )
-    elif x is None:
-        if data is None:
-            raise TypeError(
-                "no data given (got None); pass a DataFrame, a 2-D array, or a formula "
-                "with data=, e.g. f(df) or f('~ .', data=df)."
-            )
-    elif data is not None:
-        raise TypeError(
-            f"data= is for formulas (f('~ x1 + C(x2)', data=df)); got both a "
-            f"{type(x).__name__} and data=. Pass the table alone, f(df), or a formula."
-        )
-    else:
-        data = x
-    parsed = None
-    if formula is not None:
-        if eval_env is None:
-            eval_env = _caller_namespace()
-        frame_in = _as_frame(data, "data")
-        _check_unique_names(frame_in, "data")
-        parsed = evaluate_formula(formula, frame_in, response=response, eval_env=eval_env)
-        df = parsed.variables
-        resp = parsed.response
-    else:
-        df = _as_frame(data, "data")
-        _check_unique_names(df, "data")
-        df = df.set_axis([str(c) for c in df.columns], axis=1)
-        resp = None
-    if y is not None:
-        if not response:
-            raise ValueError(
-                "y= was given, but this method takes no response; remove y= (the method "
-                "clusters the columns of the data only)."
-            )
-        if resp is not None:
-            raise ValueError(
-                "the response is given twice (the formula's left-hand side and y=); use one."
-            )
-        resp = _response_series(y, df)
-    if resp is not None and not response:
-        raise FormulaError("this method takes no response (left-hand side / y=); remove it.")
 
-    if df.shape[0] == 0:
-        raise ValueError(
-            f"data has no rows (shape {df.shape}); clustering needs at least one observation."
-        )
-    if df.shape[1] == 0:
-        raise ValueError(
-            f"data has no columns (shape {df.shape}); pass at least one variable to cluster on."
-        )
+def assemble_table(
+    var: Variables, types: ColumnTypes, enc: Encoded, *, missing: str
+) -> ColumnTable:
+    """Stage 7 of :func:`build_table`: the :class:`ColumnTable` of the kept rows, with
+    the :class:`VariableSpec` that reads new data the same way.
 
-    names = list(df.columns)
-    for arg_name, given in (("categorical", categorical), ("numeric", numeric)):
-        unknown = [n for n in given or [] if n not in names]
-        if unknown:
-            raise ValueError(
-                f"{arg_name}= names not in data: {unknown}. Available columns: {names}."
-            )
-    both = sorted(set(categorical or []) & set(numeric or []))
-    if both:
-        raise ValueError(
-            f"Columns {both} are in both categorical= and numeric=; keep each in one list."
-        )
-
-    forced_by: dict[str, str] = {}  # name -> reason
-    forced: dict[str, str] = {}  # name -> kind
-    for n, kind in (parsed.forced if parsed else {}).items():
-        forced[n], forced_by[n] = kind, ("C()" if kind == "categorical" else "N()")
-        other = "numeric" if kind == "categorical" else "categorical"
-        if n in ((numeric if other == "numeric" else categorical) or []):
-            raise ValueError(
-                f"{n!r} is {forced_by[n][0]}({n}) in the formula but listed in {other}=; "
-                f"keep one: remove it from {other}= or write it without {forced_by[n]}."
-            )
-    for n in categorical or []:
-        forced[n], forced_by[n] = "categorical", "categorical="
-    for n in numeric or []:
-        forced[n], forced_by[n] = "numeric", "numeric="
-
-    # Plain numpy number columns (the common wide case) skip the per-column Series work:
-    # they are numeric unless forced categorical, and convert to float64 as one block.
-    plain = {
-        c: isinstance(dt, np.dtype) and dt.kind in "fiu" and forced.get(c) != "categorical"
-        for c, dt in zip(names, df.dtypes, strict=True)
-    }
-    columns = {c: densify(df[c]) for c in names if not plain[c]}
-
-    # Unsupported dtypes (all at once, so the user fixes them in one go). A datetime
-    # column explicitly declared categorical is allowed (its distinct timestamps).
-    bad = {}
-    for c, s in columns.items():
-        why = unsupported_reason(s)
-        if why is not None and not (forced.get(c) == "categorical" and why.startswith("datetime")):
-            bad[c] = why
-    if bad:
-        detail = ", ".join(f"{c}: {why}" for c, why in bad.items())
-        raise TypeError(
-            f"Columns {list(bad)} have unsupported dtypes ({detail}); convert them to numeric "
-            f"or categorical, or drop them ({_drop_hint(list(bad), parsed is not None)})."
-        )
-
-    infos: list[ColumnInfo] = []
-    dtype_names: dict[Any, str] = {}
-    for c, dt in zip(names, df.dtypes, strict=True):
-        if plain[c]:
-            if dt not in dtype_names:
-                dtype_names[dt] = str(dt)
-            infos.append(
-                ColumnInfo(c, dtype_names[dt], "numeric", forced_by.get(c, "detected"), False)
-            )
-            continue
-        s = columns[c]
-        if c in forced:
-            kind, reason = forced[c], forced_by[c]
-        else:
-            kind, reason = detect_kind(s), "detected"
-        ordered = bool(
-            kind == "categorical" and isinstance(s.dtype, pd.CategoricalDtype) and s.dtype.ordered
-        )
-        infos.append(ColumnInfo(c, str(s.dtype), kind, reason, ordered))
-
-    num_names = [i.name for i in infos if i.kind == "numeric"]
-    cat_names = [i.name for i in infos if i.kind == "categorical"]
-    if cat_names and not allow_categorical:
-        raise TypeError(
-            f"this method clusters numeric data only; columns {cat_names} are categorical. "
-            f"Drop them ({_drop_hint(cat_names, parsed is not None)}), use craft() for "
-            f"mixed numeric and categorical data, or pass numeric={cat_names} if they hold "
-            "numbers."
-        )
-    if num_names and not allow_numeric:
-        raise TypeError(
-            f"this method clusters categorical data only; columns {num_names} are numeric. "
-            f"Pass categorical={num_names} to treat them as categories, or drop them "
-            f"({_drop_hint(num_names, parsed is not None)})."
-        )
-
-    n = len(df)
-    reasons = {i.name: i.reason for i in infos}
-    num = np.empty((n, len(num_names)), dtype=np.float64)
-    fast = [j for j, c in enumerate(num_names) if plain[c]]
-    if fast:
-        pos = df.columns.get_indexer([num_names[j] for j in fast])
-        num[:, fast] = df.iloc[:, pos].to_numpy(dtype=np.float64)
-    for j, c in enumerate(num_names):
-        if not plain[c]:
-            num[:, j] = to_float(columns[c], c, source=reasons[c])
-    n_inf = np.isinf(num).sum(axis=0)
-    inf_counts = {c: int(n_inf[j]) for j, c in enumerate(num_names) if n_inf[j]}
-    if inf_counts:
-        raise ValueError(
-            f"Columns {list(inf_counts)} contain infinite values (per column: {inf_counts}); "
-            f"replace them with finite values or NaN (missing), e.g. "
-            f"df.replace([np.inf, -np.inf], np.nan)."
-        )
-    codes = np.empty((n, len(cat_names)), dtype=np.int64)
-    levels: dict[str, pd.Index] = {}
-    for j, c in enumerate(cat_names):
-        given = parsed.levels.get(c) if parsed else None
-        codes[:, j], levels[c], _ = encode_categorical(
-            columns[c],
-            given,
-            name=c,
-            unseen_hint=f"Add them to C({c}, levels=[...]), or recode or drop those rows first.",
-        )
-
-    # Missing values.
-    miss_num = np.isnan(num)
-    miss_cat = codes < 0
-    miss_row = miss_num.any(axis=1) | miss_cat.any(axis=1)
-    resp_na = np.zeros(n, dtype=bool) if resp is None else resp.isna().to_numpy()
-    miss_row |= resp_na
-    na_num, na_cat = miss_num.sum(axis=0), miss_cat.sum(axis=0)
-    all_na = [c for j, c in enumerate(num_names) if na_num[j] == n] + [
-        c for j, c in enumerate(cat_names) if na_cat[j] == n
-    ]
-    if all_na:
-        raise ValueError(
-            f"Columns {all_na} are entirely missing (all {n} values); drop them "
-            f"({_drop_hint(all_na, parsed is not None)})."
-        )
-    counts = {c: int(na_num[j]) for j, c in enumerate(num_names) if na_num[j]}
-    counts.update({c: int(na_cat[j]) for j, c in enumerate(cat_names) if na_cat[j]})
-    if resp_na.any():
-        counts[f"{resp.name} (response)"] = int(resp_na.sum())
-    dropped = np.zeros(n, dtype=bool)
-    if miss_row.any():
-        if missing == "raise":
-            others = [m for m in missing_choices if m != "raise"]
-            fix = " or ".join(f"missing={m!r}" for m in others)
-            fix = f"pass {fix}, or impute them first" if fix else "impute them first"
-            raise ValueError(
-                f"missing='raise': {int(miss_row.sum())} of {n} rows have missing values "
-                f"(per column: {counts}); {fix}."
-            )
-        if missing == "drop":
-            dropped = miss_row
-            if dropped.all():
-                raise ValueError(
-                    f"missing='drop' leaves no data: every one of the {n} rows has a missing "
-                    f"value (per column: {counts}); drop the sparsest columns or impute first."
-                )
-            frac = dropped.mean()
-            if frac > DROP_WARN_FRACTION:
-                warnings.warn(
-                    f"missing='drop' dropped {int(dropped.sum())} of {n} rows ({frac:.0%}) "
-                    f"with missing values (per column: {counts}).",
-                    DataWarning,
-                    stacklevel=user_stacklevel(),
-                )
-            num = num[~dropped]
-            codes = codes[~dropped]
-        elif missing == "native" and resp_na.any():
-            raise ValueError(
-                f"the response {resp.name!r} has {int(resp_na.sum())} missing values; "
-                f"drop those rows first, or pass missing='drop'."
-            )
-
-    n_obs = int((~dropped).sum())
-    if n_obs < min_rows:
-        after = (
-            f" after dropping {int(dropped.sum())} of {n} rows with missing values"
-            if dropped.any()
-            else ""
-        )
-        raise ValueError(
-            f"n_obs={n_obs} must be >= {min_rows}{after}; pass more rows"
-            + (", or impute the missing values instead of dropping them." if dropped.any() else ".")
-        )
-
-    if not allow_constant and n_obs > 1:
-        with warnings.catch_warnings():  # all-NaN columns were rejected above
-            warnings.simplefilter("ignore", RuntimeWarning)
-            lo, hi = np.nanmin(num, axis=0), np.nanmax(num, axis=0)
-        const = [c for j, c in enumerate(num_names) if lo[j] == hi[j]]
-        const += [
-            c for j, c in enumerate(cat_names) if np.unique(codes[:, j][codes[:, j] >= 0]).size <= 1
-        ]
-        const = [c for c in names if c in const]  # in data order
-        if const:
-            raise ValueError(
-                f"Columns {const} are constant (one distinct value"
-                + (" among the rows kept" if dropped.any() else "")
-                + f") and carry no clustering information; drop them "
-                f"({_drop_hint(const, parsed is not None)})."
-            )
-
-    frame = df.loc[~dropped] if dropped.any() else df
+    Examples
+    --------
+    >>> from sparseclust._data.stages import Overrides, detect_types, encode_columns
+    >>> from sparseclust._data.stages import Variables
+    >>> var = Variables(pd.DataFrame({"a": [1.0, 2.0]}))
+    >>> types = detect_types(var.frame, Overrides())
+    >>> t = assemble_table(var, types, encode_columns(var.frame, types), missing="raise")
+    >>> t.names, t.n_obs
+    (['a'], 2)
+    """
+    parsed, dropped, resp = var.parsed, enc.dropped, var.response
     spec = VariableSpec(
-        tuple(infos),
-        levels,
+        types.infos,
+        enc.levels,
         formula=parsed.formula if parsed else None,
         codes=dict(parsed.codes) if parsed else None,
         response=None if resp is None else str(resp.name),
         eval_env=dict(parsed.env) if parsed else None,
-        inputs=_formula_inputs(parsed.codes, frame_in) if parsed else None,
+        inputs=var.inputs if parsed else None,
     )
-    table_resp = None if resp is None else (resp[~dropped] if dropped.any() else resp)
     return ColumnTable(
-        numeric=np.ascontiguousarray(num),
-        codes=np.ascontiguousarray(codes),
+        numeric=np.ascontiguousarray(enc.numeric),
+        codes=np.ascontiguousarray(enc.codes),
         spec=spec,
-        index=df.index,
+        index=var.frame.index,
         dropped=dropped,
-        frame=frame,
+        frame=var.frame.loc[~dropped] if dropped.any() else var.frame,
         missing=missing,
-        response=table_resp,
+        response=None if resp is None else (resp[~dropped] if dropped.any() else resp),
     )
 
 
@@ -591,8 +402,8 @@ def transform_like(spec: VariableSpec, data: Any, *, missing: str = "raise") -> 
     ValueError: Column 'g' has values not among its levels: ['c'] (levels: ['a', 'b']). The fit saw only these levels; recode or drop those rows of newdata first.
     """
     check_choice("missing", missing, ["raise", "drop", "native"])
-    frame = _as_frame(data, "newdata")
-    _check_unique_names(frame, "newdata")
+    frame = as_frame(data, "newdata")
+    check_unique_names(frame, "newdata")
     if spec.formula is not None:
         available = [str(c) for c in frame.columns]
         lacking = [c for c in spec.inputs or () if c not in available]
@@ -678,149 +489,6 @@ def transform_like(spec: VariableSpec, data: Any, *, missing: str = "raise") -> 
         df.loc[~dropped],
         missing=missing,
     )
-
-
-def _names_in(code: str) -> set[str]:
-    """Bare names and ``Q("...")`` names in a term's code."""
-    try:
-        tree = ast.parse(code, mode="eval")
-    except SyntaxError:
-        return set()
-    out = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
-    for node in ast.walk(tree):
-        if (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Name)
-            and node.func.id == "Q"
-            and node.args
-            and isinstance(node.args[0], ast.Constant)
-        ):
-            out.add(str(node.args[0].value))
-    return out
-
-
-def _formula_inputs(codes: dict[str, str], data: pd.DataFrame) -> tuple[str, ...]:
-    """The columns of ``data`` that the term ``codes`` read, in data order."""
-    used: set[str] = set()
-    for code in codes.values():
-        used |= _names_in(code)
-    return tuple(c for c in (str(c) for c in data.columns) if c in used)
-
-
-def _drop_hint(cols: list[str], formula: bool) -> str:
-    from .formula import _quote
-
-    minus = " ".join(f"- {_quote(c)}" for c in cols)
-    if formula:
-        return f"e.g. remove them from the formula, or '~ . {minus}'"
-    return f"e.g. df.drop(columns={cols}), or the formula '~ . {minus}' with data=df"
-
-
-def _check_unique_names(df: pd.DataFrame, what: str) -> None:
-    names = [str(c) for c in df.columns]
-    if len(set(names)) != len(names):
-        dup = sorted({c for c in names if names.count(c) > 1})
-        raise ValueError(
-            f"Duplicated column names {dup} in {what}; rename them so each is unique "
-            f"(columns are named by str(label), so 1 and '1' collide)."
-        )
-
-
-def _as_frame(data: Any, name: str) -> pd.DataFrame:
-    if isinstance(data, pd.DataFrame):
-        return data
-    if is_dask_collection(data):
-        # Methods without a Dask backend read the rows into memory, keeping the names
-        # and the index (craft() and dpmeans() dispatch before reaching here).
-        data = data.compute()
-        if name != "newdata":
-            warnings.warn(
-                f"this method has no Dask backend: the Dask DataFrame ({len(data)} rows) was "
-                "computed into memory. craft() and dpmeans() run on Dask.",
-                DataWarning,
-                stacklevel=user_stacklevel(),
-            )
-        if isinstance(data, pd.Series):
-            return data.to_frame()
-        return data
-    if isinstance(data, pd.Series):
-        return data.to_frame()
-    if isinstance(data, dict):
-        return pd.DataFrame(data)
-    if data is None:
-        raise TypeError(f"{name} is None; pass a DataFrame, a 2-D array or a formula with data=.")
-    if hasattr(data, "__dataframe__") and not isinstance(data, np.ndarray):
-        try:
-            return pd.api.interchange.from_dataframe(data)
-        except Exception:  # noqa: BLE001
-            pass
-    try:
-        arr = np.asarray(data)
-    except Exception as err:  # noqa: BLE001
-        raise TypeError(
-            f"{name} of type {type(data).__name__} is not a table ({err}); pass a DataFrame "
-            f"or a 2-D array."
-        ) from None
-    if arr.ndim == 1:
-        raise ValueError(
-            f"{name} is 1-D (shape {arr.shape}); pass a 2-D array, e.g. x.reshape(-1, 1) for "
-            f"one variable, or a DataFrame."
-        )
-    if arr.ndim != 2:
-        raise ValueError(
-            f"{name} must be 2-D (rows x variables); got shape {arr.shape}. Pass a DataFrame "
-            f"or a 2-D array."
-        )
-    if arr.dtype.kind not in "biufcOUSMm":
-        raise TypeError(
-            f"{name} has unsupported dtype {arr.dtype}; pass numbers, strings or a DataFrame."
-        )
-    return pd.DataFrame(arr, columns=[f"x{j}" for j in range(arr.shape[1])])
-
-
-def is_dask_collection(x: Any) -> bool:
-    """True for a Dask DataFrame or Series (without importing Dask when it is not in use)."""
-    mod = type(x).__module__ or ""
-    return mod.startswith("dask") and hasattr(x, "npartitions") and hasattr(x, "to_delayed")
-
-
-def _response_series(y: Any, df: pd.DataFrame) -> pd.Series:
-    if isinstance(y, str):
-        raise ValueError(
-            f"y= takes the response values, not a column name; got y={y!r}. To name a "
-            f"column use a formula, e.g. f('{y} ~ .', data=df)."
-        )
-    if isinstance(y, pd.Series):
-        if len(y) != len(df):
-            raise ValueError(
-                f"y has {len(y)} values but data has {len(df)} rows; pass one value per row."
-            )
-        if not y.index.equals(df.index):
-            same_labels = (
-                y.index.is_unique
-                and df.index.is_unique
-                and y.index.sort_values().equals(df.index.sort_values())
-            )
-            y = y.reindex(df.index) if same_labels else y.set_axis(df.index)
-        return y.rename(y.name if y.name is not None else "y")
-    arr = np.asarray(y)
-    if arr.ndim != 1 or len(arr) != len(df):
-        raise ValueError(
-            f"y must be 1-D with one value per row ({len(df)}); got shape {arr.shape}."
-        )
-    return pd.Series(arr, index=df.index, name="y")
-
-
-def _caller_namespace() -> dict[str, Any]:
-    """Globals and locals of the first frame outside sparseclust (for formula functions)."""
-    frame = inspect.currentframe()
-    while frame is not None:
-        if not is_package_module(frame.f_globals.get("__name__", "")):
-            env = dict(frame.f_globals)
-            env.update(frame.f_locals)
-            return env
-        frame = frame.f_back
-    return {}
 
 
 def empty_table(spec: VariableSpec) -> ColumnTable:

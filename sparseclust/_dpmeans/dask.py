@@ -49,14 +49,10 @@ def prepare_dask_dp(
     center = sd = None
     if scale and spec.numeric_names:
         center, sd = center_scale(rd)
-    blocks = rd.run.map(
-        _dp_block, rd.raws, center, sd, rd.n_levels, keep=rd.client is not None
-    )
+    blocks = rd.run.map(_dp_block, rd.raws, center, sd, rd.n_levels, keep=rd.client is not None)
     rd = replace(rd, raws=None)  # the typed partitions go as soon as their blocks exist
     executor = block_executor(rd, blocks)
     names = list(spec.numeric_names) + [
         f"{c}[{lv}]" for c in spec.categorical_names for lv in spec.levels[c]
     ]
     return prepared(rd, executor, center, sd, names=names)
-
-

@@ -19,7 +19,6 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
-from scipy.spatial.distance import squareform
 
 from .._data.params import Choice, Flag, Int, as_rng, check_int, rules, user_stacklevel
 from .._data.table import ColumnTable, read_numeric
@@ -257,6 +256,8 @@ class SparseHClustResult(ClusterResult):
 
     def u_matrix(self) -> pd.DataFrame:
         """``u`` as the symmetric ``n x n`` matrix with zero diagonal (sparcl's ``$u``)."""
+        from scipy.spatial.distance import squareform
+
         return pd.DataFrame(squareform(self.u), index=self.obs_names, columns=self.obs_names)
 
     @property

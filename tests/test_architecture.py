@@ -1,0 +1,171 @@
+"""The package's shape holds: imports run one way, no cycles, short functions, a light import.
+
+The folder rule is the table of ``docs/architecture.md``: a unit (a folder or a public
+module under ``sparseclust/``) imports only the units listed for it. Imports are read
+from the source (``ast``), those inside functions included, so a cycle hidden behind a
+late import is still a cycle.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PKG = Path(__file__).resolve().parents[1] / "sparseclust"
+
+_BASE = {"exceptions", "_data", "_results", "_engine", "_tuning"}
+_METHODS = {"_craft", "_dpmeans", "_sparse", "_covariate"}
+#: unit -> the units it may import (besides itself)
+ALLOWED: dict[str, set[str]] = {
+    "exceptions": set(),
+    "_data": {"exceptions"},
+    "_results": {"exceptions", "_data"},
+    "_engine": {"exceptions", "_data"},
+    "_tuning": {"exceptions", "_data"},
+    "metrics": {"exceptions", "_data"},
+    "datasets": set(),
+    "simulate": {"exceptions", "_data"},
+    "_plot": {"exceptions", "_data", "_results"},
+    "plotting": {"exceptions", "_data", "_results", "_tuning", "_plot", "metrics"},
+    "_craft": _BASE | {"plotting"},
+    "_dpmeans": _BASE | {"plotting", "_craft"},
+    "_sparse": _BASE | {"plotting", "_plot"},
+    "_covariate": _BASE | {"plotting"},
+    "sklearn": _BASE | _METHODS,
+    "_cli": _BASE | _METHODS | {"sparseclust", "datasets", "metrics", "plotting"},
+    "__main__": {"_cli"},
+    "sparseclust": _BASE | _METHODS | {"_plot", "plotting", "metrics", "datasets", "simulate"},
+}
+
+#: Libraries ``import sparseclust`` must not load (they load when a function needs them).
+HEAVY = ("sklearn", "statsmodels", "matplotlib", "patsy", "joblib", "dask", "distributed")
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(PKG.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def _graph() -> dict[str, set[str]]:
+    modules = {_module_name(p): p for p in PKG.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+        deps: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            targets: list[str] = []
+            if isinstance(node, ast.ImportFrom):
+                base = package[: len(package) - node.level + 1] if node.level else []
+                mod = ".".join(base + ([node.module] if node.module else []))
+                targets = [f"{mod}.{a.name}" for a in node.names] + [mod]
+            elif isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            for t in targets:
+                if t in modules and t != name:
+                    deps.add(t)
+                    break
+        graph[name] = deps
+    return graph
+
+
+def _unit(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "sparseclust"
+
+
+def test_every_unit_has_a_rule():
+    units = {_unit(m) for m in _graph()}
+    assert units <= set(ALLOWED), f"units without a rule: {sorted(units - set(ALLOWED))}"
+
+
+def test_imports_follow_the_folder_rule():
+    bad = [
+        f"{m} imports {d}"
+        for m, deps in _graph().items()
+        for d in sorted(deps)
+        if _unit(d) != _unit(m) and _unit(d) not in ALLOWED[_unit(m)]
+    ]
+    assert not bad, "imports against the folder rule:\n" + "\n".join(bad)
+
+
+def test_no_import_cycle():
+    graph = _graph()
+    # the package's __init__ re-exports everything; an import *of* the package from a
+    # module it imports would be the cycle, so it stays in the graph
+    state: dict[str, int] = {}
+    stack: list[str] = []
+    cycles: list[list[str]] = []
+
+    def visit(m: str) -> None:
+        state[m] = 1
+        stack.append(m)
+        for d in sorted(graph[m]):
+            if state.get(d) == 1:
+                cycles.append(stack[stack.index(d) :] + [d])
+            elif d not in state:
+                visit(d)
+        stack.pop()
+        state[m] = 2
+
+    for m in sorted(graph):
+        if m not in state:
+            visit(m)
+    assert not cycles, "import cycles:\n" + "\n".join(" -> ".join(c) for c in cycles)
+
+
+def _code_lines(lines: list[str], node: ast.AST) -> int:
+    doc: set[int] = set()
+    body = node.body  # type: ignore[attr-defined]
+    if (
+        body
+        and isinstance(body[0], ast.Expr)
+        and isinstance(body[0].value, ast.Constant)
+        and isinstance(body[0].value.value, str)
+    ):
+        doc = set(range(body[0].lineno, body[0].end_lineno + 1))
+    count = 0
+    for i in range(node.lineno, node.end_lineno + 1):  # type: ignore[attr-defined]
+        text = lines[i - 1].strip()
+        if text and not text.startswith("#") and i not in doc:
+            count += 1
+    return count
+
+
+def test_no_function_over_100_code_lines():
+    long = []
+    for path in sorted(PKG.rglob("*.py")):
+        text = path.read_text()
+        lines = text.splitlines()
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                n = _code_lines(lines, node)
+                if n > 100:
+                    long.append(f"{path.relative_to(PKG.parent)}:{node.lineno} {node.name}: {n}")
+    assert not long, "functions over 100 code lines:\n" + "\n".join(long)
+
+
+def test_import_loads_no_heavy_library():
+    code = (
+        "import sys, sparseclust; "
+        f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r})))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]", out.stdout
+
+
+@pytest.mark.parametrize("module", ["sparseclust.datasets", "sparseclust.metrics"])
+def test_public_modules_import_light(module):
+    code = (
+        f"import sys, {module}; "
+        f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r})))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]", out.stdout

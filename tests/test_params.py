@@ -1,0 +1,107 @@
+"""Generated from the declarations: every parameter rule of every public function is fed
+the values it must reject, through the function itself.
+
+Each public function declares its parameters' rules once (``@rules(...)``, see
+``sparseclust/_data/params.py``); ``__rules__`` keeps them on the function. For every
+(function, parameter, bad value) the call must raise ``ValueError`` or ``TypeError``
+naming the parameter, before any fitting, on data the function otherwise accepts (the
+same call with the parameter left at its default runs).
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import sparseclust
+from sparseclust._data.params import Rule
+
+RNG = np.random.default_rng(0)
+NUM = pd.DataFrame(RNG.normal(size=(12, 3)), columns=["a", "b", "c"])
+NUM.iloc[6:, 0] += 4.0
+MIXED = NUM.assign(g=pd.Categorical(list("xyzxyzxyzxyz")))
+CAT = pd.DataFrame({"g": list("xxyyxxyyxxyy"), "h": list("ppqqppqqpqpq")}).astype("category")
+Y = np.arange(12) % 2
+LABELS = np.repeat([0, 1], 6)
+
+
+def _linkage():
+    from scipy.cluster.hierarchy import linkage
+
+    return linkage(NUM.to_numpy(), "average")
+
+
+#: A call each function accepts: (positional args, keyword args) built on demand.
+BASE = {
+    "build_table": lambda: ((NUM,), {}),
+    "color_dendrogram": lambda: ((_linkage(), LABELS), {}),
+    "covariate_clustering": lambda: ((NUM,), {"y": Y, "nu": [0.1], "sigma": 1.0}),
+    "craft": lambda: ((MIXED,), {"m": 0.5, "lam": 4.0, "n_init": 1}),
+    "craft_lambda": lambda: ((MIXED,), {"k": 2}),
+    "dp_rf": lambda: ((MIXED,), {"lam": 4.0, "n_init": 1}),
+    "dpmeans": lambda: ((NUM,), {"lam": 4.0}),
+    "entropy_clustering": lambda: ((CAT,), {"lam": 1.0, "n_init": 1}),
+    "farthest_first_lambda": lambda: ((NUM,), {"k": 2}),
+    "hclust_sparse_permute": lambda: ((NUM,), {"nperms": 2, "wbounds": [1.2, 1.5]}),
+    "kmeans_sparse_permute": lambda: ((NUM, 2), {"nperms": 2, "wbounds": [1.2, 1.5]}),
+    "sparse_hclust": lambda: ((NUM,), {"wbound": 1.5}),
+    "sparse_hclust_permute": lambda: ((NUM,), {"nperms": 2, "wbounds": [1.2, 1.5]}),
+    "sparse_kmeans": lambda: ((NUM, 2), {"wbound": 1.5}),
+    "sparse_kmeans_path": lambda: ((NUM, 2), {"wbounds": [1.2, 1.5]}),
+    "sparse_kmeans_permute": lambda: ((NUM, 2), {"nperms": 2, "wbounds": [1.2, 1.5]}),
+    "sparse_weights": lambda: ((NUM, LABELS, 1.5), {}),
+}
+
+
+def _public_functions() -> dict[str, object]:
+    return {
+        name: obj
+        for name in sparseclust.__all__
+        if inspect.isfunction(obj := getattr(sparseclust, name))
+    }
+
+
+def _cases() -> list:
+    cases = []
+    for fname, func in sorted(_public_functions().items()):
+        for pname, rule in sorted(getattr(func, "__rules__", {}).items()):
+            for bad in rule.bad_values():
+                cases.append(pytest.param(fname, pname, bad, id=f"{fname}-{pname}={bad!r}"))
+    return cases
+
+
+def test_every_public_function_declares_its_rules():
+    funcs = _public_functions()
+    assert set(funcs) == set(BASE), "a public function without a base call here"
+    missing = [name for name, f in funcs.items() if not getattr(f, "__rules__", None)]
+    assert not missing, f"public functions without declared rules: {missing}"
+    for name, f in funcs.items():
+        assert all(isinstance(r, Rule) for r in f.__rules__.values()), name
+        # the wrapper keeps the function's own signature (defaults, keyword-only marks)
+        assert "checked" not in repr(inspect.signature(f)), name
+
+
+@pytest.mark.parametrize("fname", sorted(BASE))
+def test_base_call_is_accepted(fname):
+    """The calls below differ from these only in the parameter under test."""
+    func = _public_functions()[fname]
+    args, kwargs = BASE[fname]()
+    func(*args, **kwargs)
+
+
+@pytest.mark.parametrize(("fname", "pname", "bad"), _cases())
+def test_rule_rejects_bad_value(fname, pname, bad):
+    func = _public_functions()[fname]
+    args, kwargs = BASE[fname]()
+    params = list(inspect.signature(func).parameters)
+    pos = params.index(pname)
+    if pos < len(args):  # given positionally in the base call: replace it there
+        args = (*args[:pos], bad, *args[pos + 1 :])
+    else:
+        kwargs = {**kwargs, pname: bad}
+    with pytest.raises((ValueError, TypeError)) as err:
+        func(*args, **kwargs)
+    assert pname in str(err.value), str(err.value)
