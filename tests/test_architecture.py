@@ -169,3 +169,18 @@ def test_public_modules_import_light(module):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]", out.stdout
+
+
+def test_tests_mirror_the_folders():
+    """``tests/_<name>/`` holds the tests of ``sparseclust/_<name>/`` (the underscore
+    keeps a folder such as ``tests/_sparse`` from shadowing an installed package named
+    ``sparse`` on ``sys.path``); package-wide tests (public modules, the architecture,
+    pinned fits, the README) stay in ``tests/``."""
+    tests = Path(__file__).resolve().parent
+    folders = {p.name for p in tests.iterdir() if p.is_dir() and any(p.glob("test_*.py"))}
+    package = {p.name for p in PKG.iterdir() if p.is_dir() and p.name.startswith("_")}
+    assert folders <= package, f"test folders without a package folder: {folders - package}"
+    for unit in ("_data", "_results", "_engine", "_craft", "_dpmeans", "_sparse", "_covariate"):
+        assert unit in folders, f"no tests/{unit}/ for sparseclust/{unit}/"
+    names = [p.name for p in tests.rglob("test_*.py")]
+    assert len(names) == len(set(names)), "test module basenames must be unique"

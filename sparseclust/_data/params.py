@@ -6,7 +6,7 @@ every declared parameter before the body runs and hands it the normalised value.
 Every message names the parameter, gives the value received and the requirement,
 and ends with a fix; the ``check_*`` helpers build them (rules that depend on other
 arguments or on the data, e.g. ``k <= n_obs``, are checked in the body with the same
-helpers). ``tests/test_params.py`` is generated from the declarations: it feeds every
+helpers). ``tests/_data/test_params.py`` is generated from the declarations: it feeds every
 rule its :meth:`Rule.bad_values` through every function that declares it.
 """
 
@@ -495,7 +495,7 @@ def rules(**declared: Rule) -> Callable[[F], F]:
     The decorated function receives every declared parameter already checked and
     normalised (``k=3.0`` arrives as ``3``; a column list as a list of strings); its
     signature, name and docstring are the function's own. The rules stay readable on
-    the function as ``__rules__`` (the generated test in ``tests/test_params.py``
+    the function as ``__rules__`` (the generated test in ``tests/_data/test_params.py``
     feeds each one its bad values).
 
     Examples

@@ -34,7 +34,7 @@ from sparseclust.exceptions import ConvergenceWarning
 
 pytestmark = pytest.mark.r_reference
 
-REF = Path(__file__).parent / "r_reference"
+REF = Path(__file__).parents[1] / "r_reference"
 
 
 class Tolerances:

@@ -17,7 +17,7 @@ import pytest
 from sparseclust._sparse.hartigan_wong import HWResult, hartigan_wong
 from sparseclust._sparse.lloyd import kmeans_multi_start, lloyd
 
-REF = Path(__file__).parent / "r_reference"
+REF = Path(__file__).parents[1] / "r_reference"
 
 
 # --------------------------------------------------------------------------- helpers

@@ -23,7 +23,7 @@ from sparseclust.metrics import ari
 
 pytestmark = pytest.mark.r_reference
 
-REF = Path(__file__).parent / "r_reference"
+REF = Path(__file__).parents[1] / "r_reference"
 RTOL = 1e-10
 
 

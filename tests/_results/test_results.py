@@ -153,7 +153,7 @@ def test_summary_text_layout():
 def _reference_x() -> pd.DataFrame:
     from pathlib import Path
 
-    return pd.read_csv(Path(__file__).parent / "r_reference" / "det_sim3_p100" / "input.csv")
+    return pd.read_csv(Path(__file__).parents[1] / "r_reference" / "det_sim3_p100" / "input.csv")
 
 
 def test_sparse_kmeans_golden(golden):
