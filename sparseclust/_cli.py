@@ -11,7 +11,7 @@ import re
 import sys
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = ["COMMANDS", "DEFAULT_SEED", "Command", "main"]
@@ -48,6 +48,37 @@ def _lam(text: str) -> float | str:
         ) from None
 
 
+@dataclass(frozen=True)
+class _Call:
+    """A :class:`Command`'s ``run``: ``sparseclust.<func>(x, data=data, **kwargs)``.
+
+    ``kwargs`` holds every option named in ``options`` under its own name
+    (``max_iter=args.max_iter``), the shared ``--categorical`` and ``--numeric``,
+    ``--seed`` as ``rng`` when ``seeded``, and each ``computed`` parameter's value
+    derived from the parsed options.
+    """
+
+    func: str
+    options: tuple[str, ...]
+    computed: dict[str, Callable[[argparse.Namespace], Any]] = field(default_factory=dict)
+    seeded: bool = True
+
+    def __call__(self, args: argparse.Namespace, x: Any, data: Any) -> Any:
+        import sparseclust
+
+        kwargs = {name: getattr(args, name) for name in self.options}
+        kwargs |= {name: value(args) for name, value in self.computed.items()}
+        kwargs |= {"categorical": args.categorical, "numeric": args.numeric}
+        if self.seeded:
+            kwargs["rng"] = args.seed
+        return getattr(sparseclust, self.func)(x, data=data, **kwargs)
+
+
+def _choice(g: Any, flag: str, choices: Sequence[str], help: str | None = None) -> None:
+    """An option taking one of ``choices``, the first being the default."""
+    g.add_argument(flag, choices=list(choices), default=choices[0], help=help)
+
+
 def _penalty_args(g: Any, k_help: str) -> None:
     """--k, --lam and --max-iter: the same for every DP-style method."""
     g.add_argument("--k", type=int, default=None, help=k_help)
@@ -63,37 +94,17 @@ def _penalty_args(g: Any, k_help: str) -> None:
 def _dpmeans_args(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("DP-means")
     _penalty_args(g, "number of clusters: calibrates lambda (alone) or feeds farthest_first")
-    g.add_argument(
+    _choice(
+        g,
         "--init",
-        choices=["mean", "random"],
-        default="mean",
-        help="start from the global mean (default) or a random point (DP-means(R))",
+        ["mean", "random"],
+        "start from the global mean (default) or a random point (DP-means(R))",
     )
     g.add_argument("--scale", action="store_true", help="standardise numeric variables first")
-    g.add_argument(
-        "--missing",
-        choices=["raise", "drop"],
-        default="raise",
-        help="rows with missing values: error (default) or drop",
-    )
+    _choice(g, "--missing", ["raise", "drop"], "rows with missing values: error (default) or drop")
 
 
-def _dpmeans_run(args: argparse.Namespace, x: Any, data: Any) -> Any:
-    from . import dpmeans
-
-    return dpmeans(
-        x,
-        data=data,
-        lam=args.lam,
-        k=args.k,
-        init=args.init,
-        scale=args.scale,
-        max_iter=args.max_iter,
-        categorical=args.categorical,
-        numeric=args.numeric,
-        missing=args.missing,
-        rng=args.seed,
-    )
+_dpmeans_run = _Call("dpmeans", ("lam", "k", "init", "scale", "max_iter", "missing"))
 
 
 def _craft_args(p: argparse.ArgumentParser) -> None:
@@ -109,11 +120,11 @@ def _craft_args(p: argparse.ArgumentParser) -> None:
         "number of clusters (lambda calibrated); omit it and --lam to choose K "
         "automatically (--k-method)",
     )
-    g.add_argument(
+    _choice(
+        g,
         "--k-method",
-        choices=["stability", "gap"],
-        default="stability",
-        help="automatic K: subsample stability after a gap test of K = 1 (default), "
+        ["stability", "gap"],
+        "automatic K: subsample stability after a gap test of K = 1 (default), "
         "or the gap statistic",
     )
     g.add_argument("--k-max", type=int, default=8, help="largest automatic K (default 8)")
@@ -126,58 +137,59 @@ def _craft_args(p: argparse.ArgumentParser) -> None:
         default=None,
         help="prior variance in (0, m(1-m)): near m(1-m) local, near 0 global selection",
     )
-    g.add_argument("--budget", choices=["fixed", "approximate"], default="fixed")
+    _choice(g, "--budget", ["fixed", "approximate"])
     g.add_argument("--eps-c", type=float, default=None, help="approximate budget: categorical")
     g.add_argument("--eps-v", type=float, default=None, help="approximate budget: numeric")
     g.add_argument("--no-scale", action="store_true", help="do not standardise numeric columns")
     g.add_argument("--n-init", type=int, default=None, help="restarts (default: by data size)")
-    g.add_argument(
+    _choice(
+        g,
         "--missing",
-        choices=["native", "drop", "raise"],
-        default="native",
-        help="missing cells: handled natively (default), rows dropped, or an error",
+        ["native", "drop", "raise"],
+        "missing cells: handled natively (default), rows dropped, or an error",
     )
 
 
-def _craft_run(args: argparse.Namespace, x: Any, data: Any) -> Any:
-    from . import craft
-
-    return craft(
-        x,
-        data=data,
-        m=args.m,
-        k=args.k,
-        lam=args.lam,
-        rho=args.rho,
-        budget=args.budget,
-        eps_c=args.eps_c,
-        eps_v=args.eps_v,
-        scale=not args.no_scale,
-        n_init="auto" if args.n_init is None else args.n_init,
-        max_iter=args.max_iter,
-        k_method=args.k_method,
-        k_max=args.k_max,
-        n_jobs=args.n_jobs,
-        categorical=args.categorical,
-        numeric=args.numeric,
-        missing=args.missing,
-        rng=args.seed,
-    )
+_craft_run = _Call(
+    "craft",
+    (
+        "m",
+        "k",
+        "lam",
+        "rho",
+        "budget",
+        "eps_c",
+        "eps_v",
+        "max_iter",
+        "k_method",
+        "k_max",
+        "n_jobs",
+        "missing",
+    ),
+    computed={
+        "scale": lambda args: not args.no_scale,
+        "n_init": lambda args: "auto" if args.n_init is None else args.n_init,
+    },
+)
 
 
 def _sparse_common(g: Any) -> None:
-    g.add_argument(
+    _choice(
+        g,
         "--weights",
-        choices=["exact", "sparcl"],
-        default="exact",
-        help="exact weight projection (default) or sparcl's BinarySearch replica",
+        ["exact", "sparcl"],
+        "exact weight projection (default) or sparcl's BinarySearch replica",
     )
     g.add_argument("--scale", action="store_true", help="standardise each feature first")
 
 
+#: The options of :func:`_kmeans_common`, passed on under their own names.
+_KMEANS_OPTIONS = ("k", "weights", "algorithm", "nstart", "max_iter", "scale")
+
+
 def _kmeans_common(g: Any) -> None:
     g.add_argument("--k", type=int, required=True, help="number of clusters")
-    g.add_argument("--algorithm", choices=["hartigan-wong", "lloyd"], default="hartigan-wong")
+    _choice(g, "--algorithm", ["hartigan-wong", "lloyd"])
     g.add_argument("--nstart", type=int, default=20, help="random starts (default 20)")
     g.add_argument("--max-iter", type=int, default=6, help="rounds (default 6, as sparcl)")
     _sparse_common(g)
@@ -191,23 +203,7 @@ def _sparse_kmeans_args(p: argparse.ArgumentParser) -> None:
     _kmeans_common(g)
 
 
-def _sparse_kmeans_run(args: argparse.Namespace, x: Any, data: Any) -> Any:
-    from . import sparse_kmeans
-
-    return sparse_kmeans(
-        x,
-        args.k,
-        data=data,
-        wbound=args.wbound,
-        weights=args.weights,
-        algorithm=args.algorithm,
-        nstart=args.nstart,
-        max_iter=args.max_iter,
-        scale=args.scale,
-        categorical=args.categorical,
-        numeric=args.numeric,
-        rng=args.seed,
-    )
+_sparse_kmeans_run = _Call("sparse_kmeans", ("wbound", *_KMEANS_OPTIONS))
 
 
 def _kmeans_permute_args(p: argparse.ArgumentParser) -> None:
@@ -217,32 +213,14 @@ def _kmeans_permute_args(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument("--nperms", type=int, default=25, help="permutations (default 25)")
     g.add_argument("--nvals", type=int, default=10, help="length of the default grid")
-    g.add_argument("--rule", choices=["max", "1se"], default="max")
+    _choice(g, "--rule", ["max", "1se"])
     g.add_argument("--n-jobs", type=int, default=None, help="parallel permutations (-1: all)")
     _kmeans_common(g)
 
 
-def _kmeans_permute_run(args: argparse.Namespace, x: Any, data: Any) -> Any:
-    from . import kmeans_sparse_permute
-
-    return kmeans_sparse_permute(
-        x,
-        args.k,
-        data=data,
-        wbounds=args.wbounds,
-        nperms=args.nperms,
-        nvals=args.nvals,
-        rule=args.rule,
-        weights=args.weights,
-        algorithm=args.algorithm,
-        nstart=args.nstart,
-        max_iter=args.max_iter,
-        scale=args.scale,
-        categorical=args.categorical,
-        numeric=args.numeric,
-        n_jobs=args.n_jobs,
-        rng=args.seed,
-    )
+_kmeans_permute_run = _Call(
+    "kmeans_sparse_permute", ("wbounds", "nperms", "nvals", "rule", "n_jobs", *_KMEANS_OPTIONS)
+)
 
 
 def _sparse_hclust_args(p: argparse.ArgumentParser) -> None:
@@ -250,10 +228,8 @@ def _sparse_hclust_args(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--wbound", type=float, default=None, help="L1 bound (default 0.5 sqrt(p), as sparcl)"
     )
-    g.add_argument(
-        "--method", choices=["average", "complete", "single", "centroid"], default="average"
-    )
-    g.add_argument("--dissimilarity", choices=["squared", "absolute"], default="squared")
+    _choice(g, "--method", ["average", "complete", "single", "centroid"])
+    _choice(g, "--dissimilarity", ["squared", "absolute"])
     g.add_argument("--k", type=int, default=None, help="cut the tree into k clusters (labels)")
     g.add_argument("--niter", type=int, default=15, help="iterations (default 15, as sparcl)")
     g.add_argument(
@@ -262,23 +238,11 @@ def _sparse_hclust_args(p: argparse.ArgumentParser) -> None:
     _sparse_common(g)
 
 
-def _sparse_hclust_run(args: argparse.Namespace, x: Any, data: Any) -> Any:
-    from . import sparse_hclust
-
-    return sparse_hclust(
-        x,
-        data=data,
-        wbound=args.wbound,
-        method=args.method,
-        dissimilarity=args.dissimilarity,
-        k=args.k,
-        niter=args.niter,
-        standardize_arrays=args.standardize_arrays,
-        weights=args.weights,
-        scale=args.scale,
-        categorical=args.categorical,
-        numeric=args.numeric,
-    )
+_sparse_hclust_run = _Call(
+    "sparse_hclust",
+    ("wbound", "method", "dissimilarity", "k", "niter", "standardize_arrays", "weights", "scale"),
+    seeded=False,
+)
 
 
 COMMANDS: dict[str, Command] = {

@@ -236,35 +236,53 @@ def _finish(
 def _binary(
     design: str,
     sizes: tuple[int, ...],
-    p_signal: float,
-    p_noise: float,
-    shuffle: bool,
+    size_params: dict,
+    p_signal: Any,
+    p_noise: Any,
+    shuffle: Any,
     rng: Any,
-    params: dict,
 ) -> Simulated:
+    """A binary design: Bernoulli(``p_signal``) inside a point's cluster subspace,
+    Bernoulli(``p_noise``) outside. ``size_params`` (the checked sizes) open ``params``."""
+    p1 = _check_prob("p_signal", p_signal)
+    p0 = _check_prob("p_noise", p_noise)
+    shuffle = check_bool("shuffle", shuffle)
+    params = {**size_params, "p_signal": p1, "p_noise": p0, "shuffle": shuffle}
     gen = as_rng(rng)
     S = _subspaces(design)
     labels = _labels(sizes)
-    prob = np.where(S.to_numpy()[labels], p_signal, p_noise)
+    prob = np.where(S.to_numpy()[labels], p1, p0)
     values = gen.random(prob.shape) < prob
     return _finish(design, values, labels, S, params, shuffle, gen)
 
 
-def _numeric(
-    design: str,
-    sizes: tuple[int, ...],
-    means: tuple[float, ...],
-    noise_sd: float,
-    shuffle: bool,
-    rng: Any,
-    params: dict,
+def _equal_binary(
+    design: str, n_per_cluster: Any, p_signal: Any, p_noise: Any, shuffle: Any, rng: Any
 ) -> Simulated:
+    """A binary design of three clusters of ``n_per_cluster`` points."""
+    n = check_int("n_per_cluster", n_per_cluster, min=1)
+    sizes = (n, n, n)
+    params = {"n_per_cluster": n, "sizes": sizes}
+    return _binary(design, sizes, params, p_signal, p_noise, shuffle, rng)
+
+
+def _numeric(
+    design: str, n_per_cluster: Any, noise_sd: Any, means: Any, shuffle: Any, rng: Any
+) -> Simulated:
+    """A numeric design of three clusters of ``n_per_cluster`` points: N(the cluster's
+    mean, 1) inside a point's cluster subspace, N(0, ``noise_sd``^2) outside."""
+    n = check_int("n_per_cluster", n_per_cluster, min=1)
+    sd = _check_sd("noise_sd", noise_sd)
+    mu = _check_means(means, 3)
+    shuffle = check_bool("shuffle", shuffle)
+    sizes = (n, n, n)
+    params = {"n_per_cluster": n, "sizes": sizes, "noise_sd": sd, "means": mu, "shuffle": shuffle}
     gen = as_rng(rng)
     S = _subspaces(design)
     labels = _labels(sizes)
     inside = S.to_numpy()[labels]
-    loc = np.where(inside, np.asarray(means)[labels][:, None], 0.0)
-    scale = np.where(inside, 1.0, noise_sd)
+    loc = np.where(inside, np.asarray(mu)[labels][:, None], 0.0)
+    scale = np.where(inside, 1.0, sd)
     values = loc + scale * gen.standard_normal(inside.shape)
     return _finish(design, values, labels, S, params, shuffle, gen)
 
@@ -311,13 +329,7 @@ def craft_fig2a(
     >>> sim.data[sim.labels == 0].mean().round(2).iloc[[0, 7, 8]].tolist()
     [1.0, 1.0, 0.13]
     """
-    n = check_int("n_per_cluster", n_per_cluster, min=1)
-    p1 = _check_prob("p_signal", p_signal)
-    p0 = _check_prob("p_noise", p_noise)
-    shuffle = check_bool("shuffle", shuffle)
-    params = {"n_per_cluster": n, "sizes": (n, n, n), "p_signal": p1, "p_noise": p0}
-    params["shuffle"] = shuffle
-    return _binary("craft_fig2a", (n, n, n), p1, p0, shuffle, rng, params)
+    return _equal_binary("craft_fig2a", n_per_cluster, p_signal, p_noise, shuffle, rng)
 
 
 def craft_fig2c(
@@ -378,11 +390,7 @@ def craft_fig2c(
     ([8, 8, 8], ['f18'])
     """
     sz = _check_sizes(sizes, 3)
-    p1 = _check_prob("p_signal", p_signal)
-    p0 = _check_prob("p_noise", p_noise)
-    shuffle = check_bool("shuffle", shuffle)
-    params = {"sizes": sz, "p_signal": p1, "p_noise": p0, "shuffle": shuffle}
-    return _binary("craft_fig2c", sz, p1, p0, shuffle, rng, params)
+    return _binary("craft_fig2c", sz, {"sizes": sz}, p_signal, p_noise, shuffle, rng)
 
 
 def craft_fig3a(
@@ -430,13 +438,7 @@ def craft_fig3a(
     >>> sim.data.groupby(sim.labels)["f23"].mean().round().tolist()
     [0.0, 5.0, 10.0]
     """
-    n = check_int("n_per_cluster", n_per_cluster, min=1)
-    sd = _check_sd("noise_sd", noise_sd)
-    mu = _check_means(means, 3)
-    shuffle = check_bool("shuffle", shuffle)
-    params = {"n_per_cluster": n, "sizes": (n, n, n), "noise_sd": sd, "means": mu}
-    params["shuffle"] = shuffle
-    return _numeric("craft_fig3a", (n, n, n), mu, sd, shuffle, rng, params)
+    return _numeric("craft_fig3a", n_per_cluster, noise_sd, means, shuffle, rng)
 
 
 def craft_fig3c(
@@ -487,13 +489,7 @@ def craft_fig3c(
     >>> sim.subspaces.loc[1].loc[lambda s: s].index.tolist()
     ['f9', 'f10', 'f11', 'f12', 'f13', 'f14', 'f25', 'f26', 'f27', 'f28', 'f29', 'f30']
     """
-    n = check_int("n_per_cluster", n_per_cluster, min=1)
-    sd = _check_sd("noise_sd", noise_sd)
-    mu = _check_means(means, 3)
-    shuffle = check_bool("shuffle", shuffle)
-    params = {"n_per_cluster": n, "sizes": (n, n, n), "noise_sd": sd, "means": mu}
-    params["shuffle"] = shuffle
-    return _numeric("craft_fig3c", (n, n, n), mu, sd, shuffle, rng, params)
+    return _numeric("craft_fig3c", n_per_cluster, noise_sd, means, shuffle, rng)
 
 
 def craft_fig4a(
@@ -544,13 +540,7 @@ def craft_fig4a(
     >>> sim.data.shape, sim.subspaces.sum(axis=1).tolist()
     ((300, 30), [9, 16, 8])
     """
-    n = check_int("n_per_cluster", n_per_cluster, min=1)
-    p1 = _check_prob("p_signal", p_signal)
-    p0 = _check_prob("p_noise", p_noise)
-    shuffle = check_bool("shuffle", shuffle)
-    params = {"n_per_cluster": n, "sizes": (n, n, n), "p_signal": p1, "p_noise": p0}
-    params["shuffle"] = shuffle
-    return _binary("craft_fig4a", (n, n, n), p1, p0, shuffle, rng, params)
+    return _equal_binary("craft_fig4a", n_per_cluster, p_signal, p_noise, shuffle, rng)
 
 
 def craft_fig4c(
@@ -596,13 +586,7 @@ def craft_fig4c(
     >>> sim.data.dtypes.unique().tolist(), sim.subspaces.sum(axis=1).tolist()
     ([dtype('float64')], [9, 16, 8])
     """
-    n = check_int("n_per_cluster", n_per_cluster, min=1)
-    sd = _check_sd("noise_sd", noise_sd)
-    mu = _check_means(means, 3)
-    shuffle = check_bool("shuffle", shuffle)
-    params = {"n_per_cluster": n, "sizes": (n, n, n), "noise_sd": sd, "means": mu}
-    params["shuffle"] = shuffle
-    return _numeric("craft_fig4c", (n, n, n), mu, sd, shuffle, rng, params)
+    return _numeric("craft_fig4c", n_per_cluster, noise_sd, means, shuffle, rng)
 
 
 # ------------------------------------------------------------------ sparse k-means

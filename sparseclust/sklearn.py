@@ -63,6 +63,22 @@ def _default(func: Callable[..., Any], name: str) -> Any:
     return inspect.signature(func).parameters[name].default
 
 
+def _fit_call(est: BaseEstimator, func: Callable[..., Any], *args: Any, **given: Any) -> Any:
+    """``func(*args, **given)`` with the estimator's parameters passed on: each one
+    ``func`` takes under its own name, ``n_clusters`` as ``k`` and ``random_state`` as
+    ``rng`` (through :func:`_rng`); ``given`` wins over them."""
+    accepted = inspect.signature(func).parameters
+    passed = {}
+    for name, value in est.get_params(deep=False).items():
+        if name == "n_clusters":
+            passed["k"] = value
+        elif name == "random_state":
+            passed["rng"] = _rng(value)
+        elif name in accepted:
+            passed[name] = value
+    return func(*args, **(passed | given))
+
+
 def _rng(random_state: Any) -> Any:
     """``random_state`` as the package's ``rng`` (None, int or Generator)."""
     if random_state is None or isinstance(random_state, np.random.Generator):
@@ -172,17 +188,7 @@ class SparseKMeans(ClusterMixin, BaseEstimator):
         data = _fit_input(self, X)
         p = data.shape[1]
         wbound = default_wbound(p) if self.wbound is None else self.wbound
-        res = sparse_kmeans(
-            data,
-            self.n_clusters,
-            wbound=wbound,
-            weights=self.weights,
-            algorithm=self.algorithm,
-            nstart=self.nstart,
-            max_iter=self.max_iter,
-            scale=self.scale,
-            rng=_rng(self.random_state),
-        )
+        res = _fit_call(self, sparse_kmeans, data, wbound=wbound)
         self.result_ = res
         self.labels_ = _labels(res.labels)
         self.weights_ = res.weights.to_numpy(dtype=float)
@@ -240,15 +246,7 @@ class SparseHierarchical(ClusterMixin, BaseEstimator):
     def fit(self, X: Any, y: Any = None) -> SparseHierarchical:
         """Fit on ``X`` (``y`` is ignored)."""
         data = _fit_input(self, X)
-        res = sparse_hclust(
-            data,
-            wbound=self.wbound,
-            method=self.method,
-            dissimilarity=self.dissimilarity,
-            weights=self.weights,
-            k=self.n_clusters,
-            niter=self.niter,
-        )
+        res = _fit_call(self, sparse_hclust, data)
         self.result_ = res
         self.labels_ = _labels(res.labels)
         self.weights_ = res.weights.to_numpy(dtype=float)
@@ -338,30 +336,7 @@ class CRAFT(ClusterMixin, BaseEstimator):
     def fit(self, X: Any, y: Any = None) -> CRAFT:
         """Fit on ``X`` (``y`` is ignored)."""
         data = _fit_input(self, X, mixed=True)
-        res = craft(
-            data,
-            m=self.m,
-            lam=self.lam,
-            k=self.n_clusters,
-            rho=self.rho,
-            budget=self.budget,
-            eps_c=self.eps_c,
-            eps_v=self.eps_v,
-            scale=self.scale,
-            alpha=self.alpha,
-            sigma_floor=self.sigma_floor,
-            n_init=self.n_init,
-            max_iter=self.max_iter,
-            shuffle=self.shuffle,
-            k_max=self.k_max,
-            k_method=self.k_method,
-            n_pairs=self.n_pairs,
-            subsample=self.subsample,
-            n_refs=self.n_refs,
-            k_rule=self.k_rule,
-            n_jobs=self.n_jobs,
-            rng=_rng(self.random_state),
-        )
+        res = _fit_call(self, craft, data)
         self.result_ = res
         self.labels_ = _labels(res.labels)
         self.selected_ = res.selected
@@ -447,27 +422,7 @@ class CovariateClustering(ClassifierMixin, BaseEstimator):
         """Fit on covariates ``X`` and classes ``y``."""
         X_in = validate_data(self, X, y, ensure_min_samples=2)[0]
         data = X if isinstance(X, pd.DataFrame) else X_in
-        res = covariate_clustering(
-            data,
-            y=y,
-            similarity=self.similarity,
-            knn=self.knn,
-            method=self.method,
-            nu=self.nu,
-            lam=self.lam,
-            sigma=self.sigma,
-            sigma_rule=self.sigma_rule,
-            select=self.select,
-            n_folds=self.n_folds,
-            rho=self.rho,
-            tol=self.tol,
-            max_iter=self.max_iter,
-            gammas=self.gammas,
-            ks=self.ks,
-            progress=False,
-            n_jobs=self.n_jobs,
-            rng=_rng(self.random_state),
-        )
+        res = _fit_call(self, covariate_clustering, data, y=y, progress=False)
         self.result_ = res
         self.classes_ = np.asarray(res.classes)
         self.clusters_ = res.clusters.to_numpy()

@@ -163,6 +163,19 @@ def _dense_or_sparse(S: Any, name: str = "S") -> np.ndarray | sparse.csr_array:
     return S
 
 
+def _entry_scale(values: np.ndarray) -> float:
+    """The largest absolute similarity entry of ``values`` (0 without any); a
+    ``ValueError`` unless they are finite and >= 0."""
+    if not np.isfinite(values).all():
+        raise ValueError("S must be finite; it has NaN or infinite entries.")
+    if values.size and values.min() < 0:
+        raise ValueError(
+            f"S must be non-negative; its smallest entry is {values.min():.6g}. "
+            "Set negative similarities to 0 (e.g. np.maximum(S, 0))."
+        )
+    return float(np.abs(values).max()) if values.size else 0.0
+
+
 def edges_from_similarity(S: Any, *, rtol: float = 1e-8) -> tuple[np.ndarray, np.ndarray]:
     """Edges ``(i, j)``, ``i < j``, with ``S_ij > 0``, and their weights.
 
@@ -198,14 +211,7 @@ def edges_from_similarity(S: Any, *, rtol: float = 1e-8) -> tuple[np.ndarray, np
     if sparse.issparse(S):
         vals = S.data
         T = S.T.tocsr()
-        if vals.size and not np.isfinite(vals).all():
-            raise ValueError("S must be finite; it has NaN or infinite entries.")
-        if vals.size and vals.min() < 0:
-            raise ValueError(
-                f"S must be non-negative; its smallest entry is {vals.min():.6g}. "
-                "Set negative similarities to 0 (e.g. np.maximum(S, 0))."
-            )
-        scale = float(np.abs(vals).max()) if vals.size else 0.0
+        scale = _entry_scale(vals)
         diff = (S - T).tocoo()
         if diff.nnz and np.abs(diff.data).max() > rtol * max(scale, 1e-300):
             raise ValueError(
@@ -218,14 +224,7 @@ def edges_from_similarity(S: Any, *, rtol: float = 1e-8) -> tuple[np.ndarray, np
         order = np.lexsort((j, i))
         edges = np.column_stack([i[order], j[order]]).astype(np.int64)
         return edges, np.ascontiguousarray(w[order], dtype=np.float64)
-    if not np.isfinite(S).all():
-        raise ValueError("S must be finite; it has NaN or infinite entries.")
-    if S.size and S.min() < 0:
-        raise ValueError(
-            f"S must be non-negative; its smallest entry is {S.min():.6g}. "
-            "Set negative similarities to 0 (e.g. np.maximum(S, 0))."
-        )
-    scale = float(np.abs(S).max()) if S.size else 0.0
+    scale = _entry_scale(S)
     asym = float(np.abs(S - S.T).max()) if S.size else 0.0
     if asym > rtol * max(scale, 1e-300):
         raise ValueError(f"S must be symmetric; max |S - S.T| = {asym:.3g}. Use (S + S.T) / 2.")
@@ -1280,6 +1279,41 @@ def _balance(rho: float, r: float, s: float, U: np.ndarray) -> float:
     return rho
 
 
+def _result_at(
+    prob: _Problem,
+    lam: float,
+    rho: float,
+    nu: float,
+    B: np.ndarray,
+    beta: np.ndarray,
+    Z: np.ndarray,
+    U: np.ndarray,
+    *,
+    fused: np.ndarray,
+    labels: np.ndarray,
+    **run: Any,
+) -> AdmmResult:
+    """The :class:`AdmmResult` of the problem at ``(lam, rho, nu)`` for the iterate
+    ``(B, beta, Z, U)`` and its clustering: ``nu_n``, the number of clusters and the
+    objective derived; ``run``: how it was obtained (``n_iter``, ``converged``, the
+    residuals, ``eps``, ``lbfgs_iter`` or ``method``)."""
+    nu_n = prob.n * nu
+    return AdmmResult(
+        B=B,
+        beta=beta,
+        Z=Z,
+        U=U,
+        rho=rho,
+        nu=nu,
+        nu_n=nu_n,
+        fused=fused,
+        labels=labels,
+        n_clusters=int(labels.max()) + 1 if labels.size else 0,
+        objective=objective(prob.X, prob.y, B, beta, prob.edges, prob.weights, nu_n, lam),
+        **run,
+    )
+
+
 def _admm(
     prob: _Problem,
     nu: float,
@@ -1347,23 +1381,19 @@ def _admm(
             rho = _balance(rho, r, s, U)
     fused = (theta == 0.5) & (nu_w > 0)
     labels = labels_from_edges(d, prob.edges, fused)
-    B = np.ascontiguousarray(W.T)
-    beta = beta - beta.mean()
-    obj = objective(prob.X, prob.y, B, beta, prob.edges, prob.weights, nu_n, lam)
-    return AdmmResult(
-        B=B,
-        beta=beta,
-        Z=Z,
-        U=U,
-        rho=float(rho),
-        nu=float(nu),
-        nu_n=nu_n,
-        n_iter=n_iter,
-        converged=converged,
+    return _result_at(
+        prob,
+        lam,
+        float(rho),
+        float(nu),
+        np.ascontiguousarray(W.T),
+        beta - beta.mean(),
+        Z,
+        U,
         fused=fused,
         labels=labels,
-        n_clusters=int(labels.max()) + 1 if d else 0,
-        objective=obj,
+        n_iter=n_iter,
+        converged=converged,
         primal_residual=r,
         dual_residual=s,
         eps=eps,
@@ -2213,27 +2243,25 @@ def _exact_result(
     labels: np.ndarray | None = None,
 ) -> AdmmResult:
     """An :class:`AdmmResult` for a solution obtained in closed form / certified."""
-    nu_n = prob.n * nu
     if labels is None:
         fused = np.ones(prob.l, dtype=bool)
         labels = labels_from_edges(prob.d, prob.edges)
     else:
         labels = canonical_labels(labels)
         fused = labels[prob.edges[:, 0]] == labels[prob.edges[:, 1]]
-    return AdmmResult(
-        B=B,
-        beta=beta,
-        Z=Z,
-        U=U,
-        rho=rho,
-        nu=nu,
-        nu_n=nu_n,
-        n_iter=0,
-        converged=True,
+    return _result_at(
+        prob,
+        lam,
+        rho,
+        nu,
+        B,
+        beta,
+        Z,
+        U,
         fused=fused,
         labels=labels,
-        n_clusters=int(labels.max()) + 1 if labels.size else 0,
-        objective=objective(prob.X, prob.y, B, beta, prob.edges, prob.weights, nu_n, lam),
+        n_iter=0,
+        converged=True,
         primal_residual=0.0,
         dual_residual=kkt,
         eps=eps,

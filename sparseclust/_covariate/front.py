@@ -11,7 +11,6 @@ and the best is refitted. The steps, in order, are in :mod:`.fit`.
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, ClassVar
@@ -21,6 +20,7 @@ import pandas as pd
 
 from .._data.params import Choice, Columns, Int, Number, Seed, Workers, as_rng, rules
 from .._data.table import VariableSpec, transform_like
+from .._results.base import Printed
 from .._results.format import call_string, fmt
 from .._results.summary import Summary
 from . import fit as fit
@@ -34,7 +34,7 @@ SIGMA_RULES = ("accuracy", "loglik")
 
 
 @dataclass(frozen=True, eq=False, repr=False, kw_only=True)
-class CovariateClusteringResult:
+class CovariateClusteringResult(Printed):
     """Result of :func:`covariate_clustering`.
 
     Attributes
@@ -164,16 +164,8 @@ class CovariateClusteringResult:
         )
         return lines
 
-    def __repr__(self) -> str:
-        return "\n".join(self._lines())
-
-    def __str__(self) -> str:
-        return repr(self)
-
-    def _repr_html_(self) -> str:
-        lines = self._lines()
-        rest = "<br>".join(html.escape(x) for x in lines[1:])
-        return f"<div><b>{html.escape(lines[0])}</b><br>{rest}{self.cluster_class.to_html()}</div>"
+    def _html_table(self) -> str:
+        return self.cluster_class.to_html()
 
     def summary(self) -> Summary:
         """Clusters (members, associated class, odds ratio), coefficients, the path, sigma."""

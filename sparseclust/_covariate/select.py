@@ -115,6 +115,24 @@ def _as_matrix(name: str, X: Any) -> np.ndarray:
     return arr
 
 
+def _classified(name: str, X: Any, y: Any, n_classes: Any) -> tuple[np.ndarray, int, np.ndarray]:
+    """``X`` as a finite matrix, the number of classes (>= 2) and ``y`` checked as
+    class codes of ``X``'s rows."""
+    X = _as_matrix(name, X)
+    c = check_int("n_classes", n_classes, min=2)
+    return X, c, _check_y(y, X.shape[0], c)
+
+
+def _coefficients(pair: Any, c: int, k: int, expected: str) -> tuple[np.ndarray, np.ndarray]:
+    """``(B, beta)`` of ``pair`` as float arrays; a ``ValueError`` (``expected``, then
+    the shapes got) unless ``B`` is ``(c, k)`` and ``beta`` ``(c,)``."""
+    B = np.asarray(pair[0], dtype=float)
+    beta = np.asarray(pair[1], dtype=float).ravel()
+    if B.shape != (c, k) or beta.shape != (c,):
+        raise ValueError(f"{expected}; got {B.shape} and {beta.shape}.")
+    return B, beta
+
+
 def _canonical(labels: np.ndarray) -> np.ndarray:
     """Relabel to 0, 1, ... in order of first appearance (one label array per partition)."""
     _, first, inverse = np.unique(labels, return_index=True, return_inverse=True)
@@ -266,11 +284,9 @@ def fit_map(
     """
     from scipy.optimize import minimize  # here: scipy.optimize is slow to import
 
-    Z = _as_matrix("Z", Z)
+    Z, c, yy = _classified("Z", Z, y, n_classes)
     n, k = Z.shape
-    c = check_int("n_classes", n_classes, min=2)
     sigma = check_number("sigma", sigma, min=0, min_inclusive=False)
-    yy = _check_y(y, n, c)
     max_iter = check_int("max_iter", max_iter, min=1)
     inv_s2 = 1.0 / sigma**2
     ck = c * k
@@ -281,13 +297,8 @@ def fit_map(
         # intercepts at the empirical log class frequencies (the optimum when B = 0)
         theta0[ck:] = np.log((counts + 0.5) / (n + 0.5 * c))
     else:
-        B0 = np.asarray(init[0], dtype=float)
-        b0 = np.asarray(init[1], dtype=float).ravel()
-        if B0.shape != (c, k) or b0.shape != (c,):
-            raise ValueError(
-                f"init must be (B, beta) with shapes ({c}, {k}) and ({c},); got "
-                f"{B0.shape} and {b0.shape}."
-            )
+        expected = f"init must be (B, beta) with shapes ({c}, {k}) and ({c},)"
+        B0, b0 = _coefficients(init, c, k, expected)
         theta0 = np.concatenate([B0.ravel(), b0])
 
     def fun(theta: np.ndarray) -> tuple[float, np.ndarray]:
@@ -402,21 +413,14 @@ def log_marginal_likelihood(
     >>> bool(lml < 0)
     True
     """
-    Z = _as_matrix("Z", Z)
+    Z, c, yy = _classified("Z", Z, y, n_classes)
     n, k = Z.shape
-    c = check_int("n_classes", n_classes, min=2)
     sigma = check_number("sigma", sigma, min=0, min_inclusive=False)
-    yy = _check_y(y, n, c)
     check_choice("hessian", hessian, ["diag", "full"])
     if fit is None:
         fit = fit_map(Z, yy, c, sigma)
-    B = np.asarray(fit[0], dtype=float)
-    beta = np.asarray(fit[1], dtype=float).ravel()
-    if B.shape != (c, k) or beta.shape != (c,):
-        raise ValueError(
-            f"fit must hold B of shape ({c}, {k}) and beta of shape ({c},); got "
-            f"{B.shape} and {beta.shape}."
-        )
+    expected = f"fit must hold B of shape ({c}, {k}) and beta of shape ({c},)"
+    B, beta = _coefficients(fit, c, k, expected)
     eta, lse, P = _softmax_parts(Z, B, beta)
     loglik = float(eta[np.arange(n), yy].sum() - lse.sum())
     ck = c * k
@@ -537,10 +541,8 @@ def choose_sigma(
     >>> bool(sigma in table.index)
     True
     """
-    X = _as_matrix("X", X)
+    X, c, yy = _classified("X", X, y, n_classes)
     n = X.shape[0]
-    c = check_int("n_classes", n_classes, min=2)
-    yy = _check_y(y, n, c)
     check_choice("rule", rule, ["accuracy", "loglik"])
     n_folds = check_int("n_folds", n_folds, min=2)
     sigmas = np.sort(np.asarray(DEFAULT_SIGMA_GRID if grid is None else grid, dtype=float))
@@ -591,10 +593,8 @@ def cv_accuracy(
     >>> 0.5 < acc <= 1.0
     True
     """
-    X = _as_matrix("X", X)
+    X, c, yy = _classified("X", X, y, n_classes)
     n = X.shape[0]
-    c = check_int("n_classes", n_classes, min=2)
-    yy = _check_y(y, n, c)
     sigma = check_number("sigma", sigma, min=0, min_inclusive=False)
     n_folds = check_int("n_folds", n_folds, min=2)
     Z = summed_features(X, labels)

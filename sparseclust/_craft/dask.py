@@ -11,7 +11,6 @@ on large data).
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -20,9 +19,9 @@ from .._engine.blocks import BLOCK_ROWS, block_bounds, call_on_sample
 from .._engine.dask import (
     DaskPrepared,
     block_executor,
-    center_scale,
     prepared,
     read_dask,
+    scaled_blocks,
 )
 from . import core
 
@@ -89,9 +88,6 @@ def prepare_dask(
     spec, run, client = rd.spec, rd.run, rd.client
     n_levels, lv_counts = rd.n_levels, rd.lv_counts
     P, Q = len(spec.numeric_names), len(spec.categorical_names)
-    center = sd = None
-    if scale and P:
-        center, sd = center_scale(rd)
     L = np.asarray(n_levels, dtype=np.int64)
     if Q:
         counts = np.concatenate(lv_counts).astype(np.float64)
@@ -100,10 +96,7 @@ def prepare_dask(
         log_eta0 = np.log((counts + alpha) / (n_obs_q[level_q] + alpha * L[level_q]))
     else:
         log_eta0 = np.zeros(0)
-    blocks = run.map(
-        _scaled_block, rd.raws, center, sd, n_levels, alpha, log_eta0, keep=client is not None
-    )
-    rd = replace(rd, raws=None)  # the typed partitions go as soon as their blocks exist
+    rd, blocks, center, sd = scaled_blocks(rd, _scaled_block, scale, n_levels, alpha, log_eta0)
     # 3. the global mean and sd of the columns as clustered
     if P:
         mom = run.map(_block_moments, blocks)

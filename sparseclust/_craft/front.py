@@ -139,6 +139,22 @@ def _singleton_lambda(
     )
 
 
+def read_table(
+    x: Any, *, data: Any, categorical: Any, numeric: Any, missing: str, min_rows: int = 2
+) -> ColumnTable:
+    """The typed table of a CRAFT-family front (its missing-value policies
+    :data:`MISSING`, at least ``min_rows`` rows)."""
+    return build_table(
+        x,
+        data=data,
+        categorical=categorical,
+        numeric=numeric,
+        missing=missing,
+        missing_choices=MISSING,
+        min_rows=min_rows,
+    )
+
+
 def _build_table(
     x: Any,
     data: Any,
@@ -153,15 +169,7 @@ def _build_table(
     variables' spec, the persisted blocks of
     :func:`~sparseclust._craft.dask.prepare_dask`)."""
     if not lazy:
-        table = build_table(
-            x,
-            data=data,
-            categorical=categorical,
-            numeric=numeric,
-            missing=missing,
-            missing_choices=MISSING,
-            min_rows=2,
-        )
+        table = read_table(x, data=data, categorical=categorical, numeric=numeric, missing=missing)
         return table, None
     from .dask import prepare_dask
 
@@ -262,8 +270,8 @@ def _fit_restarts(
         k, k_selection = select_k.choose_k(on, settings, consts, how, seed=seeds[0], n_jobs=n_jobs)
         pen, method = Penalty("calibrate", None, k), how.method
     if pen.method == "calibrate" and sample is not None:
-        runs = restarts.sample_calibrated_runs(
-            sample, prep.data, settings, consts, pen.k, seeds, n_jobs, seeded
+        runs = restarts.calibrated_runs(
+            prep.data, settings, consts, pen.k, seeds, n_jobs, seeded, sample=sample
         )
         return runs, method or "calibrated", pen.k, k_selection
     runs, lam_method, k = restarts.fit_all(
@@ -318,14 +326,8 @@ def craft_lambda(
     True
     """
     rho = check_rho(m, rho)
-    table = build_table(
-        x,
-        data=data,
-        categorical=categorical,
-        numeric=numeric,
-        missing=missing,
-        missing_choices=MISSING,
-        min_rows=k + 1,
+    table = read_table(
+        x, data=data, categorical=categorical, numeric=numeric, missing=missing, min_rows=k + 1
     )
     prep = prepare_table(table, scale, alpha)
     consts = core.craft_constants(m, rho)

@@ -30,7 +30,6 @@ __all__ = [
     "fixed_run",
     "parallel",
     "restart_at",
-    "sample_calibrated_runs",
     "seeded_run",
     "seeded_tasks",
 ]
@@ -77,6 +76,20 @@ def seeded_tasks(d: Data, settings: core.Settings, k: int, seeds: Sequence[Any])
 
 
 # ------------------------------------------------------------ all the restarts
+def _calibrate(
+    on: Data, settings: core.Settings, consts: core.Constants, k: int, seeds: Sequence[Any]
+) -> list[core.Fit]:
+    """Calibrated runs on ``on``, one per seed, until one reaches ``k`` clusters (for a
+    given seed the number of clusters can jump over ``k``)."""
+    hi = lam_.lambda_hi(on, consts, settings.sigma_override)
+    runs: list[core.Fit] = []
+    for j, seed in enumerate(seeds):
+        runs.append(lam_.calibrated_run(on, settings, k, seed, hi, max_fits=40 if j == 0 else 15))
+        if runs[-1].state.K == k:
+            break
+    return runs
+
+
 def calibrated_runs(
     d: Data,
     settings: core.Settings,
@@ -85,47 +98,26 @@ def calibrated_runs(
     seeds: Sequence[Any],
     n_jobs: int | None,
     seeded: Sequence[Any] = (),
+    *,
+    sample: core.CraftData | None = None,
 ) -> list[core.Fit]:
-    """Calibrate lambda on the first restart that can reach ``k`` clusters (for a
-    given seed the number of clusters can jump over ``k``), then run the remaining
-    restarts at that lambda (each re-calibrated briefly if it lands elsewhere), and
-    the seeded runs (one per seed in ``seeded``) in the same parallel batch."""
-    hi = lam_.lambda_hi(d, consts, settings.sigma_override)
-    runs: list[core.Fit] = []
-    lam_ref = None
-    for j, seed in enumerate(seeds):
-        r = lam_.calibrated_run(d, settings, k, seed, hi, max_fits=40 if j == 0 else 15)
-        runs.append(r)
-        if r.state.K == k:
-            lam_ref = r.lam
-            break
-    rest = seeds[len(runs) :] if lam_ref is not None else []
+    """Calibrate lambda on the first restart that can reach ``k`` clusters, then run
+    the remaining restarts at that lambda (each re-calibrated briefly if it lands
+    elsewhere), and the seeded runs (one per seed in ``seeded``) in the same parallel
+    batch.
+
+    With an in-memory ``sample`` (Dask) lambda is calibrated on the sample (the last
+    calibrated lambda when none reaches ``k``) and every restart runs on all rows at it;
+    the sample's runs are not returned."""
+    if sample is None:
+        runs = _calibrate(d, settings, consts, k, seeds)
+        lam_ref = runs[-1].lam if runs and runs[-1].state.K == k else None
+        rest = seeds[len(runs) :] if lam_ref is not None else []
+    else:
+        on_sample = _calibrate(sample, settings, consts, k, seeds)
+        runs, lam_ref, rest = [], on_sample[-1].lam if on_sample else None, seeds
     tasks: list[Task] = [(restart_at, (d, settings, k, s, lam_ref)) for s in rest]
     return runs + parallel(n_jobs, tasks + seeded_tasks(d, settings, k, seeded), d)
-
-
-def sample_calibrated_runs(
-    sample: core.CraftData,
-    d: Data,
-    settings: core.Settings,
-    consts: core.Constants,
-    k: int,
-    seeds: Sequence[Any],
-    n_jobs: int | None,
-    seeded: Sequence[Any],
-) -> list[core.Fit]:
-    """Lambda calibrated on an in-memory sample, every restart on all rows at it
-    (re-calibrated briefly on all rows when it lands on another number of clusters);
-    the seeded runs (on all rows) in the same batch."""
-    hi = lam_.lambda_hi(sample, consts, settings.sigma_override)
-    lam_ref = None
-    for j, seed in enumerate(seeds):
-        r = lam_.calibrated_run(sample, settings, k, seed, hi, max_fits=40 if j == 0 else 15)
-        lam_ref = r.lam
-        if r.state.K == k:
-            break
-    tasks: list[Task] = [(restart_at, (d, settings, k, s, lam_ref)) for s in seeds]
-    return parallel(n_jobs, tasks + seeded_tasks(d, settings, k, seeded), d)
 
 
 def fit_all(

@@ -24,7 +24,7 @@ import pandas as pd
 
 from .._data.dtypes import ColumnInfo
 from .._data.params import Choice, Columns, Flag, Int, Number, Seed, Workers, as_rng, rules
-from .._data.table import ColumnTable, VariableSpec, build_table
+from .._data.table import ColumnTable, VariableSpec
 from .._results.format import call_string, fmt
 from .._tuning.penalty import resolve_penalty
 from . import core as core
@@ -39,6 +39,7 @@ from .front import (
     check_rho,
     conclude,
     default_rho,
+    read_table,
 )
 from .prepared import Prepared
 from .result import CraftResult
@@ -391,15 +392,7 @@ def entropy_clustering(
     """
     call = call_string(entropy_clustering, locals())
     generator = as_rng(rng)
-    table = build_table(
-        x,
-        data=data,
-        categorical=categorical,
-        numeric=numeric,
-        missing=missing,
-        missing_choices=MISSING,
-        min_rows=2,
-    )
+    table = read_table(x, data=data, categorical=categorical, numeric=numeric, missing=missing)
     table = _binary_table(table)
     pen = resolve_penalty(lam, k, n_obs=table.n_obs, func="entropy_clustering")
     d = core.prepare(table.numeric, table.codes, [2] * table.codes.shape[1], alpha=alpha)
@@ -562,15 +555,7 @@ def dp_rf(
     call = call_string(dp_rf, locals())
     rho = check_rho(m, rho)
     generator = as_rng(rng)
-    table = build_table(
-        x,
-        data=data,
-        categorical=categorical,
-        numeric=numeric,
-        missing=missing,
-        missing_choices=MISSING,
-        min_rows=2,
-    )
+    table = read_table(x, data=data, categorical=categorical, numeric=numeric, missing=missing)
     pen = resolve_penalty(lam, k, n_obs=table.n_obs, func="dp_rf")
     design = _design_table(table)
     X = design.numeric.copy()

@@ -45,6 +45,7 @@ from pandas.api import types as pdt
 
 __all__ = [
     "ColumnInfo",
+    "NamesByKind",
     "densify",
     "detect_kind",
     "encode_categorical",
@@ -62,6 +63,27 @@ class ColumnInfo:
     kind: str  # "numeric" or "categorical"
     reason: str  # "detected", "categorical=", "numeric=", "C()", "N()"
     ordered: bool = False  # an ordered pandas category read as categorical
+
+
+class NamesByKind:
+    """The variable names, all or of one kind, of a record describing variables by
+    their :class:`ColumnInfo` (:attr:`column_infos`)."""
+
+    @property
+    def column_infos(self) -> tuple[ColumnInfo, ...]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    @property
+    def names(self) -> list[str]:
+        return [c.name for c in self.column_infos]
+
+    @property
+    def numeric_names(self) -> list[str]:
+        return [c.name for c in self.column_infos if c.kind == "numeric"]
+
+    @property
+    def categorical_names(self) -> list[str]:
+        return [c.name for c in self.column_infos if c.kind == "categorical"]
 
 
 def densify(s: pd.Series) -> pd.Series:

@@ -283,6 +283,18 @@ class Rule:
         extra = [repr(a) for a in self.also] + (["None"] if self.none else [])
         return f" (or {', '.join(extra)})" if extra else ""
 
+    def _checked(self, value: Any, check: Callable[[], Any]) -> Any:
+        """``value`` itself when special, else ``check()``, whose error then also names
+        the special values accepted."""
+        if self._special(value):
+            return value
+        try:
+            return check()
+        except (TypeError, ValueError) as err:
+            if not (self.none or self.also):
+                raise
+            raise type(err)(_with_alternatives(str(err), self._accepts())) from None
+
 
 @dataclass(frozen=True)
 class Int(Rule):
@@ -294,14 +306,7 @@ class Int(Rule):
     also: tuple[str, ...] = ()
 
     def check(self, name: str, value: Any) -> Any:
-        if self._special(value):
-            return value
-        try:
-            return check_int(name, value, min=self.min, max=self.max)
-        except (TypeError, ValueError) as err:
-            if not (self.none or self.also):
-                raise
-            raise type(err)(_with_alternatives(str(err), self._accepts())) from None
+        return self._checked(value, lambda: check_int(name, value, min=self.min, max=self.max))
 
     def bad_values(self) -> list[Any]:
         bad: list[Any] = ["x", 1.5, True]
@@ -326,21 +331,17 @@ class Number(Rule):
     also: tuple[str, ...] = ()
 
     def check(self, name: str, value: Any) -> Any:
-        if self._special(value):
-            return value
-        try:
-            return check_number(
+        return self._checked(
+            value,
+            lambda: check_number(
                 name,
                 value,
                 min=self.min,
                 max=self.max,
                 min_inclusive=self.min_inclusive,
                 max_inclusive=self.max_inclusive,
-            )
-        except (TypeError, ValueError) as err:
-            if not (self.none or self.also):
-                raise
-            raise type(err)(_with_alternatives(str(err), self._accepts())) from None
+            ),
+        )
 
     def bad_values(self) -> list[Any]:
         bad: list[Any] = ["x", float("nan"), float("inf"), [1.0]]
@@ -376,14 +377,7 @@ class Flag(Rule):
     none: bool = False
 
     def check(self, name: str, value: Any) -> bool | None:
-        if value is None and self.none:
-            return None
-        try:
-            return check_bool(name, value)
-        except TypeError as err:
-            if not self.none:
-                raise
-            raise TypeError(_with_alternatives(str(err), " (or None)")) from None
+        return self._checked(value, lambda: check_bool(name, value))
 
     def bad_values(self) -> list[Any]:
         return ["yes", 2] + ([] if self.none else [None])

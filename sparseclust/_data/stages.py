@@ -46,6 +46,7 @@ import pandas as pd
 from ..exceptions import DataWarning, FormulaError
 from .dtypes import (
     ColumnInfo,
+    NamesByKind,
     densify,
     detect_kind,
     encode_categorical,
@@ -144,7 +145,7 @@ class Overrides:
 
 
 @dataclass(frozen=True)
-class ColumnTypes:
+class ColumnTypes(NamesByKind):
     """Stage 4: how each variable is read.
 
     Attributes
@@ -162,16 +163,8 @@ class ColumnTypes:
     series: dict[str, pd.Series] = field(default_factory=dict)
 
     @property
-    def names(self) -> list[str]:
-        return [i.name for i in self.infos]
-
-    @property
-    def numeric_names(self) -> list[str]:
-        return [i.name for i in self.infos if i.kind == "numeric"]
-
-    @property
-    def categorical_names(self) -> list[str]:
-        return [i.name for i in self.infos if i.kind == "categorical"]
+    def column_infos(self) -> tuple[ColumnInfo, ...]:
+        return self.infos
 
 
 @dataclass(frozen=True, eq=False)

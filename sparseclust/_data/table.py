@@ -26,7 +26,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .dtypes import ColumnInfo, densify, encode_categorical, to_float, unsupported_reason
+from .dtypes import (
+    ColumnInfo,
+    NamesByKind,
+    densify,
+    encode_categorical,
+    to_float,
+    unsupported_reason,
+)
 from .formula import evaluate_terms
 from .params import Choice, Columns, Flag, Int, check_choice, rules
 from .stages import (
@@ -60,7 +67,7 @@ __all__ = [
 
 
 @dataclass(frozen=True, eq=False)
-class VariableSpec:
+class VariableSpec(NamesByKind):
     """How each variable was read; enough to read new data the same way.
 
     Two specs are equal when they read the same variables the same way (names,
@@ -78,16 +85,8 @@ class VariableSpec:
     inputs: tuple[str, ...] | None = None
 
     @property
-    def names(self) -> list[str]:
-        return [c.name for c in self.columns]
-
-    @property
-    def numeric_names(self) -> list[str]:
-        return [c.name for c in self.columns if c.kind == "numeric"]
-
-    @property
-    def categorical_names(self) -> list[str]:
-        return [c.name for c in self.columns if c.kind == "categorical"]
+    def column_infos(self) -> tuple[ColumnInfo, ...]:
+        return self.columns
 
     @property
     def kinds(self) -> dict[str, str]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -11,9 +10,9 @@ from .._engine.dask import (
     DaskPrepared,
     TypedPart,
     block_executor,
-    center_scale,
     prepared,
     read_dask,
+    scaled_blocks,
 )
 
 __all__ = ["prepare_dask_dp"]
@@ -46,11 +45,7 @@ def prepare_dask_dp(
         x, data, categorical=categorical, numeric=numeric, missing=missing, allow_constant=True
     )
     spec = rd.spec
-    center = sd = None
-    if scale and spec.numeric_names:
-        center, sd = center_scale(rd)
-    blocks = rd.run.map(_dp_block, rd.raws, center, sd, rd.n_levels, keep=rd.client is not None)
-    rd = replace(rd, raws=None)  # the typed partitions go as soon as their blocks exist
+    rd, blocks, center, sd = scaled_blocks(rd, _dp_block, scale, rd.n_levels)
     executor = block_executor(rd, blocks)
     names = list(spec.numeric_names) + [
         f"{c}[{lv}]" for c in spec.categorical_names for lv in spec.levels[c]

@@ -134,6 +134,22 @@ class _Fits:
 
 
 # --------------------------------------------------------------------- stages
+def _read_table(
+    x: Any, *, data: Any, categorical: Any, numeric: Any, missing: str, min_rows: int = 1
+) -> ColumnTable:
+    """The typed table of a DP-means front (constant columns allowed: they do not move
+    a centre), at least ``min_rows`` rows."""
+    return build_table(
+        x,
+        data=data,
+        categorical=categorical,
+        numeric=numeric,
+        missing=missing,
+        allow_constant=True,
+        min_rows=min_rows,
+    )
+
+
 def _read_data(
     x: Any, data: Any, *, backend: str, categorical: Any, numeric: Any, missing: str, scale: bool
 ) -> DPData:
@@ -145,14 +161,7 @@ def _read_data(
         )
         X = DPBlocks(prep.executor, len(prep.names))
         return DPData(X, prep.names, prep.center, prep.scale, prep.spec, X.n, dask=prep)
-    table = build_table(
-        x,
-        data=data,
-        categorical=categorical,
-        numeric=numeric,
-        missing=missing,
-        allow_constant=True,
-    )
+    table = _read_table(x, data=data, categorical=categorical, numeric=numeric, missing=missing)
     X, names, (center, sd) = scaled_design(table, scale)
     return DPData(X, names, center, sd, table.spec, table.n_obs, table=table)
 
@@ -250,14 +259,8 @@ def farthest_first_lambda(
     >>> farthest_first_lambda(X, k=2)
     25.25
     """
-    table = build_table(
-        x,
-        data=data,
-        categorical=categorical,
-        numeric=numeric,
-        missing=missing,
-        allow_constant=True,
-        min_rows=k,
+    table = _read_table(
+        x, data=data, categorical=categorical, numeric=numeric, missing=missing, min_rows=k
     )
     X, _, _ = scaled_design(table, scale)
     return farthest_first_core(X, k, start=start, rng=as_rng(rng))

@@ -19,6 +19,7 @@ import pickle
 import threading
 import uuid
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
@@ -50,6 +51,7 @@ __all__ = [
     "prepared",
     "read_dask",
     "route_backend",
+    "scaled_blocks",
 ]
 
 
@@ -662,6 +664,23 @@ def center_scale(rd: DaskRead) -> tuple[np.ndarray, np.ndarray]:
     ss = np.sum(rd.run.map(_sq_dev, rd.raws, center), axis=0)
     sd = np.sqrt(ss / np.maximum(cnt - 1, 1))
     return center, np.where(sd > 0, sd, 1.0)
+
+
+def scaled_blocks(
+    rd: DaskRead, block: Callable[..., Any], scale: bool, *args: Any
+) -> tuple[DaskRead, list[Any], np.ndarray | None, np.ndarray | None]:
+    """A method's blocks, ``block(raw, center, sd, *args)`` of every typed partition (on
+    the workers with a client): ``center`` / ``sd`` the numeric variables' means and sds
+    (:func:`center_scale`) when ``scale`` and there are numeric variables, else ``None``.
+
+    Returns the read without its typed partitions (they go as soon as their blocks
+    exist), the blocks, ``center`` and ``sd``.
+    """
+    center = sd = None
+    if scale and rd.spec.numeric_names:
+        center, sd = center_scale(rd)
+    blocks = rd.run.map(block, rd.raws, center, sd, *args, keep=rd.client is not None)
+    return replace(rd, raws=None), blocks, center, sd
 
 
 def block_executor(rd: DaskRead, blocks: list[Any], split: Any = None) -> Any:

@@ -20,11 +20,34 @@ from .._data.table import ColumnTable, VariableSpec
 from .format import fmt, fmt_list
 from .summary import Summary
 
-__all__ = ["ClusterResult", "cluster_profiles"]
+__all__ = ["ClusterResult", "Printed", "cluster_profiles"]
+
+
+class Printed:
+    """Printing from :meth:`_lines`: ``repr`` / ``str`` are the lines, ``_repr_html_``
+    shows them (the first in bold) followed by :meth:`_html_table`."""
+
+    def _lines(self) -> list[str]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _html_table(self) -> str:
+        """HTML shown after the lines (a table; nothing by default)."""
+        return ""
+
+    def __repr__(self) -> str:
+        return "\n".join(self._lines())
+
+    def __str__(self) -> str:
+        return repr(self)
+
+    def _repr_html_(self) -> str:
+        lines = self._lines()
+        rest = "<br>".join(html.escape(x) for x in lines[1:])
+        return f"<div><b>{html.escape(lines[0])}</b><br>{rest}{self._html_table()}</div>"
 
 
 @dataclass(frozen=True, eq=False, repr=False, kw_only=True)
-class ClusterResult:
+class ClusterResult(Printed):
     """Shared part of every clustering result.
 
     Attributes
@@ -109,6 +132,11 @@ class ClusterResult:
             notes.append(self._no_data())
         return notes
 
+    def _adds_profiles(self, tables: dict[str, pd.DataFrame]) -> bool:
+        """Whether :meth:`summary` adds the cluster profiles to ``tables`` (with the data
+        kept): unless the method's own tables hold them."""
+        return "profiles" not in tables
+
     def _no_data(self) -> str:
         if self.lazy_counts is not None:
             return "Fitted on Dask: the rows stay on the cluster, so per-row profiles are not kept."
@@ -136,23 +164,13 @@ class ClusterResult:
         lines.append(hint)
         return lines
 
-    def __repr__(self) -> str:
-        return "\n".join(self._lines())
-
-    def __str__(self) -> str:
-        return repr(self)
-
-    def _repr_html_(self) -> str:
-        lines = self._lines()
-        head = f"<b>{html.escape(lines[0])}</b>"
-        rest = "<br>".join(html.escape(x) for x in lines[1:])
-        sizes = self.sizes.to_frame().T.to_html()
-        return f"<div>{head}<br>{rest}{sizes}</div>"
+    def _html_table(self) -> str:
+        return self.sizes.to_frame().T.to_html()
 
     def summary(self) -> Summary:
         """Tables (clusters, parameters, profiles ...) and notes; print it or read ``.tables``."""
         tables = self._summary_tables()
-        if self.table is not None and "profiles" not in tables:
+        if self.table is not None and self._adds_profiles(tables):
             tables["profiles"] = self.profiles()
         return Summary(
             title=f"{self.method_name}: summary",

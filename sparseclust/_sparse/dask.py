@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -11,9 +10,9 @@ from .._engine.dask import (
     DaskPrepared,
     TypedPart,
     block_executor,
-    center_scale,
     prepared,
     read_dask,
+    scaled_blocks,
 )
 
 __all__ = ["prepare_dask_numeric"]
@@ -49,11 +48,7 @@ def prepare_dask_numeric(
         allow_constant=True,
         allow_categorical=False,
     )
-    center = sd = None
-    if scale:
-        center, sd = center_scale(rd)
-    blocks = rd.run.map(_numeric_block, rd.raws, center, sd, keep=rd.client is not None)
-    rd = replace(rd, raws=None)  # the typed partitions go as soon as their blocks exist
+    rd, blocks, center, sd = scaled_blocks(rd, _numeric_block, scale)
     executor = block_executor(rd, blocks)
     bad = []
     for (idx, dropped), rows in zip(

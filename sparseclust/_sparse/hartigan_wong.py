@@ -514,19 +514,24 @@ class _HW:
         self.scr.update_rows(self.c, l1, l2)
 
     # ------------------------------------------------------------------- OPTRA
+    def _optra_candidates(self, i: int, l1: int, ll: int) -> list[int]:
+        """The clusters point ``i``'s optimal-transfer test weighs against ``IC2`` (``ll``),
+        in order: all but ``l1`` and ``ll``, only the live ones when ``l1`` is not live."""
+        step = i + 1
+        live = self.live
+        if step < live[l1]:
+            return [L for L in range(self.k) if L != l1 and L != ll]
+        return [L for L in range(self.k) if step < live[L] and L != l1 and L != ll]
+
     def _optra_exact(self, i: int) -> tuple[bool, int]:
         """Point ``i``'s optimal-transfer test evaluated as the Fortran does."""
-        step = i + 1
         l1, ll = int(self.ic1[i]), int(self.ic2[i])
         dex = _seq_sqdist(self.x[i], self.c).tolist()
-        an1, an2, live = self.an1, self.an2, self.live
+        an1, an2 = self.an1, self.an2
         d_i = dex[l1] * float(an1[l1])
         r2 = dex[ll] * float(an2[ll])
         l2 = ll
-        l1_dead = step >= live[l1]
-        for L in range(self.k):
-            if (l1_dead and step >= live[L]) or L == l1 or L == ll:
-                continue
+        for L in self._optra_candidates(i, l1, ll):
             rr = r2 / float(an2[L])
             if dex[L] < rr:
                 r2 = dex[L] * float(an2[L])
@@ -536,17 +541,13 @@ class _HW:
     def _optra_one(self, i: int) -> tuple[bool, int]:
         """Point ``i``'s optimal-transfer test: the Fortran's sequence of comparisons on
         product distances, or exactly (``_optra_exact``) if any of them is too close."""
-        step = i + 1
         l1, ll = int(self.ic1[i]), int(self.ic2[i])
         d, tol = self.scr.dist_one(i)
-        an2, live = self.an2, self.live
+        an2 = self.an2
         d_i = d[l1] * float(self.an1[l1])
         r2 = d[ll] * float(an2[ll])
         l2 = ll
-        l1_dead = step >= live[l1]
-        for L in range(self.k):
-            if (l1_dead and step >= live[L]) or L == l1 or L == ll:
-                continue
+        for L in self._optra_candidates(i, l1, ll):
             v = d[L] * float(an2[L])
             if abs(v - r2) <= 2.0 * tol:
                 return self._optra_exact(i)

@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from .._data.params import Choice, Flag, Int, as_rng, check_int, rules, user_stacklevel
+from .._data.params import Choice, Int, as_rng, check_int, rules, user_stacklevel
 from .._data.table import ColumnTable, read_numeric
 from .._engine.parallel import run_parallel
 from .._results.base import ClusterResult, labels_series
@@ -38,16 +38,8 @@ from .dissimilarity import (
     make_operator,
     prepare_matrix,
 )
-from .permute import RULES, PermuteResult, make_permute_result
-from .rules import (
-    COLUMNS,
-    DISSIMILARITY,
-    FLAG,
-    MISSING,
-    N_JOBS,
-    SEED,
-    WEIGHTS,
-)
+from .permute import PermuteResult, make_permute_result
+from .rules import DATA_RULES, DISSIMILARITY, FLAG, PERMUTE_RULES, SEED
 from .tree import cutree, feature_linkage, r_merge, r_order, tree_linkage
 
 __all__ = [
@@ -69,17 +61,12 @@ D_BUDGET_BYTES = 1024 * 2**20
 #: The rules both fronts declare (``k <= n`` and ``wbound`` are checked on the data, in
 #: the body: the messages name the data's size and the default bound).
 _FIT_RULES = {
+    **DATA_RULES,
     "method": Choice(METHODS),
     "dissimilarity": DISSIMILARITY,
-    "weights": WEIGHTS,
     "k": Int(min=1, none=True),
     "standardize_arrays": FLAG,
     "niter": Int(min=1),
-    "missing": MISSING,
-    "scale": FLAG,
-    "numeric": COLUMNS,
-    "categorical": COLUMNS,
-    "keep_data": FLAG,
     "block_size": Int(min=1, none=True),
 }
 
@@ -310,39 +297,24 @@ class SparseHClustResult(ClusterResult):
             {"weight": sel.to_numpy(), "feature_index": [pos[c] for c in sel.index]},
             index=pd.Index(sel.index, name="feature"),
         )
-        params = pd.DataFrame(
-            {
-                "value": [
-                    fmt(self.wbound, 6),
-                    self.method,
-                    self.dissimilarity,
-                    self.weight_mode,
-                    f"{self.n_nonzero} of {len(self.weights)}",
-                    fmt(float(self.weights.sum()), 7),
-                    fmt(self.crit, 7),
-                    self.n_iter,
-                    self.converged,
-                    self.standardize_arrays,
-                    self.scale,
-                    self.complementary,
-                ]
-            },
-            index=[
-                "wbound",
-                "linkage",
-                "dissimilarity",
-                "weights",
-                "non-zero weights",
-                "sum of weights",
-                "criterion",
-                "iterations",
-                "converged",
-                "standardize_arrays",
-                "scale",
-                "uorth",
-            ],
-        )
-        tables = {"parameters": params, "weights": weights}
+        params = {
+            "wbound": fmt(self.wbound, 6),
+            "linkage": self.method,
+            "dissimilarity": self.dissimilarity,
+            "weights": self.weight_mode,
+            "non-zero weights": f"{self.n_nonzero} of {len(self.weights)}",
+            "sum of weights": fmt(float(self.weights.sum()), 7),
+            "criterion": fmt(self.crit, 7),
+            "iterations": self.n_iter,
+            "converged": self.converged,
+            "standardize_arrays": self.standardize_arrays,
+            "scale": self.scale,
+            "uorth": self.complementary,
+        }
+        tables = {
+            "parameters": pd.DataFrame({"value": list(params.values())}, index=list(params)),
+            "weights": weights,
+        }
         if self.k is not None:
             tables["clusters"] = self.sizes.to_frame()
         return tables
@@ -687,15 +659,7 @@ def _permuted_observations_task(
     return _crits(op, wbounds, niter, mode)
 
 
-@rules(
-    **_FIT_RULES,
-    nperms=Int(min=2),
-    null=Choice(NULLS),
-    rule=Choice(RULES),
-    n_jobs=N_JOBS,
-    progress=Flag(none=True),
-    rng=SEED,
-)
+@rules(**_FIT_RULES, **PERMUTE_RULES, null=Choice(NULLS), rng=SEED)
 def hclust_sparse_permute(
     x: Any = None,
     /,

@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from .._data.params import Choice, Flag, Int, as_rng, check_choice, check_int, check_number, rules
+from .._data.params import Int, as_rng, check_choice, check_int, check_number, rules
 from .._data.table import empty_table, read_numeric, transform_like
 from .._engine.blocks import LocalBlocks
 from .._engine.dask import route_backend
@@ -21,17 +21,8 @@ from .._results.format import call_string, fmt
 from .kmeans_core import SparseKMeansFit
 from .kmeans_fit import FitSettings, fit_bounds, run_permutations, warn_fits
 from .lloyd import cluster_means, fetch_rows, one_block, partial_sqdist
-from .permute import RULES, PermuteResult, make_permute_result
-from .rules import (
-    ALGORITHM,
-    BACKEND,
-    COLUMNS,
-    FLAG,
-    MISSING,
-    N_JOBS,
-    SEED,
-    WEIGHTS,
-)
+from .permute import PermuteResult, make_permute_result
+from .rules import ALGORITHM, BACKEND, DATA_RULES, FLAG, MISSING, PERMUTE_RULES, SEED, WEIGHTS
 from .weights import between_ss, project_weights
 
 __all__ = [
@@ -46,16 +37,11 @@ __all__ = [
 #: The rules every sparse k-means front declares (``k <= n`` and ``wbound`` are checked
 #: on the data, in the body: the messages name the data's size).
 _FIT_RULES = {
+    **DATA_RULES,
     "k": Int(min=2, none=True),
-    "weights": WEIGHTS,
     "algorithm": ALGORITHM,
     "nstart": Int(min=1),
     "max_iter": Int(min=1),
-    "scale": FLAG,
-    "missing": MISSING,
-    "numeric": COLUMNS,
-    "categorical": COLUMNS,
-    "keep_data": FLAG,
     "rng": SEED,
 }
 
@@ -150,38 +136,22 @@ class SparseKMeansResult(ClusterResult):
             }
         )
         weights = weights[weights["weight"] != 0].sort_values("weight", ascending=False)
-        params = pd.DataFrame(
-            {
-                "value": [
-                    self.k,
-                    fmt(self.wbound),
-                    self.n_nonzero,
-                    fmt(float(self.weights.sum()), 7),
-                    fmt(self.objective, 6),
-                    self.weights_mode,
-                    self.algorithm,
-                    self.scale,
-                    self.n_iter,
-                    self.converged,
-                ]
-            },
-            index=[
-                "k",
-                "wbound",
-                "non-zero weights",
-                "sum of weights",
-                "objective",
-                "weights",
-                "algorithm",
-                "scale",
-                "iterations",
-                "converged",
-            ],
-        )
+        params = {
+            "k": self.k,
+            "wbound": fmt(self.wbound),
+            "non-zero weights": self.n_nonzero,
+            "sum of weights": fmt(float(self.weights.sum()), 7),
+            "objective": fmt(self.objective, 6),
+            "weights": self.weights_mode,
+            "algorithm": self.algorithm,
+            "scale": self.scale,
+            "iterations": self.n_iter,
+            "converged": self.converged,
+        }
         sel = list(self.selected.index)
         return {
             "clusters": clusters,
-            "parameters": params,
+            "parameters": pd.DataFrame({"value": list(params.values())}, index=list(params)),
             "weights": weights,
             "centers": self.centers[sel],
         }
@@ -762,12 +732,9 @@ def sparse_kmeans_path(
 
 @rules(
     **_FIT_RULES,
-    nperms=Int(min=2),
+    **PERMUTE_RULES,
     nvals=Int(min=2),
-    rule=Choice(RULES),
     warm_start=FLAG,
-    n_jobs=N_JOBS,
-    progress=Flag(none=True),
     backend=BACKEND,
     sample_rows=Int(min=2),
 )

@@ -57,7 +57,6 @@ from .weights import project_weights
 
 __all__ = [
     "SparseKMeansFit",
-    "initial_labels",
     "partial_sqdist",
     "sparse_kmeans_fit",
     "update_labels",
@@ -193,24 +192,6 @@ def initial_blocks(
     x = _local_z(ex, view) if algorithm == "hartigan-wong" else None
     states, _ = multi_start_blocks(ex, k, nstart, rng, algorithm=algorithm, view=view, x=x)
     return states
-
-
-def initial_labels(
-    x: np.ndarray,
-    k: int,
-    *,
-    algorithm: str,
-    nstart: int,
-    centers: np.ndarray | None,
-    rng: np.random.Generator,
-    notes: list[str],
-) -> np.ndarray:
-    """:func:`initial_blocks` on an in-memory matrix: the labels."""
-    ex = one_block(x)
-    states = initial_blocks(
-        ex, k, algorithm=algorithm, nstart=nstart, centers=centers, rng=rng, notes=notes
-    )
-    return local_labels(ex, states)
 
 
 def update_blocks(

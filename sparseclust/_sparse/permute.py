@@ -20,17 +20,16 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
+from .._results.base import Printed
 from .._results.format import fmt
 from .._results.summary import Summary
 from .._tuning.gap import choose_by_gap, gap_statistics
 
 __all__ = ["PermuteResult"]
 
-RULES = ("max", "1se")
-
 
 @dataclass(frozen=True, eq=False, repr=False, kw_only=True)
-class PermuteResult:
+class PermuteResult(Printed):
     """Result of :func:`~sparseclust.kmeans_sparse_permute` / :func:`~sparseclust.hclust_sparse_permute`.
 
     Attributes
@@ -113,13 +112,8 @@ class PermuteResult:
             "The fit at it is .best; .plot() shows the gap curve.",
         ]
 
-    def __repr__(self) -> str:
-        return "\n".join(self._lines())
-
-    def __str__(self) -> str:
-        return repr(self)
-
     def _repr_html_(self) -> str:
+        # the printed table's place (line 2) taken by its HTML rendering
         lines = self._lines()
         return (
             f"<div><b>{html.escape(lines[0])}</b><br>{html.escape(lines[1])}"

@@ -3,17 +3,20 @@ declared once as data with the rule classes of :mod:`sparseclust._data.params`."
 
 from __future__ import annotations
 
-from .._data.params import Choice, Columns, Flag, Seed, Spelling, Workers
+from .._data.params import Choice, Columns, Flag, Int, Seed, Spelling, Workers
 from .weights import WEIGHT_MODES
 
 __all__ = [
     "ALGORITHM",
     "BACKEND",
     "COLUMNS",
+    "DATA_RULES",
     "DISSIMILARITY",
     "FLAG",
+    "GAP_RULE",
     "MISSING",
     "N_JOBS",
+    "PERMUTE_RULES",
     "SEED",
     "WEIGHTS",
 ]
@@ -49,3 +52,23 @@ COLUMNS = Columns()
 FLAG = Flag()
 #: ``rng=``.
 SEED = Seed()
+#: ``rule=`` of the permutation fronts: how the gap statistic picks the bound.
+GAP_RULE = Choice(("max", "1se"))
+
+#: The rules of the weight step and data parameters every sparse fit front declares.
+DATA_RULES = {
+    "weights": WEIGHTS,
+    "missing": MISSING,
+    "scale": FLAG,
+    "numeric": COLUMNS,
+    "categorical": COLUMNS,
+    "keep_data": FLAG,
+}
+
+#: The rules of the permutation (gap) fronts' own parameters.
+PERMUTE_RULES = {
+    "nperms": Int(min=2),
+    "rule": GAP_RULE,
+    "n_jobs": N_JOBS,
+    "progress": Flag(none=True),
+}
