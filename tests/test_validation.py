@@ -695,8 +695,8 @@ class TestTransformLikeErrors:
         with pytest.raises(
             ValueError,
             match=esc(
-                "missing='raise': 1 of 2 rows of newdata have missing values (per column: "
-                "{'a': 1}); pass missing='drop' (their labels are <NA>) or impute them."
+                "missing='raise': 1 of 2 rows of newdata have missing values (rows [10]; per "
+                "column: {'a': 1}); pass missing='drop' (their labels are <NA>) or impute them."
             ),
         ):
             transform_like(spec, new.assign(a=[np.nan, 1.0]))

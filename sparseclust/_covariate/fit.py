@@ -87,6 +87,7 @@ def prepare(x: Any, *, data: Any, y: Any, numeric: Any, missing: str) -> Prepare
         missing=missing,
         allow_categorical=False,
         min_rows=4,
+        constant="drop",
     )
     if table.response is None:
         raise ValueError(

@@ -20,7 +20,7 @@ import pandas as pd
 
 from .._data.params import Choice, Columns, Int, Number, Seed, Workers, as_rng, rules
 from .._data.table import VariableSpec, transform_like
-from .._results.base import Printed
+from .._results.base import Printed, constant_note, dropped_constant_lines
 from .._results.format import call_string, fmt
 from .._results.summary import Summary
 from . import fit as fit
@@ -156,6 +156,7 @@ class CovariateClusteringResult(Printed):
             f"{fmt(self.margin)} over the runner-up)",
             f"Cluster sizes: {', '.join(map(str, sizes[:12]))}{', ...' if len(sizes) > 12 else ''}",
             f"sigma = {fmt(self.sigma)} ({self.params.get('sigma_source', 'given')})",
+            *dropped_constant_lines(self.variables),
         ]
         if not bool(self.path["converged"].iloc[pos]):
             lines.append("The selected clustering came from a nu where the ADMM hit max_iter.")
@@ -187,6 +188,8 @@ class CovariateClusteringResult(Printed):
         n_capped = int((~self.path["converged"]).sum())
         if n_capped:
             notes.append(f"{n_capped} clusterings include nu values where the ADMM hit max_iter.")
+        if self.variables.dropped_constant:
+            notes.append(constant_note(self.variables))
         tables = {
             "clusters": clusters,
             "coefficients": self.coef,

@@ -143,7 +143,8 @@ def read_table(
     x: Any, *, data: Any, categorical: Any, numeric: Any, missing: str, min_rows: int = 2
 ) -> ColumnTable:
     """The typed table of a CRAFT-family front (its missing-value policies
-    :data:`MISSING`, at least ``min_rows`` rows)."""
+    :data:`MISSING`, at least ``min_rows`` rows; constant columns dropped with a
+    DataWarning)."""
     return build_table(
         x,
         data=data,
@@ -152,6 +153,7 @@ def read_table(
         missing=missing,
         missing_choices=MISSING,
         min_rows=min_rows,
+        constant="drop",
     )
 
 

@@ -268,7 +268,9 @@ class CraftResult(ClusterResult):
         """Assign new rows to the fitted clusters by the fit's cost (no new clusters).
 
         Missing cells contribute nothing (``missing="native"``, default) or rows with
-        them are dropped (``"drop"``) or rejected (``"raise"``).
+        them are dropped (``"drop"``) or rejected (``"raise"``, an error naming the
+        rows). A row with no observed value cannot be placed: its label is ``<NA>``
+        (as for the rows a fit drops), never a cluster picked by a tie.
         """
         check_choice("missing", missing, ["native", "drop", "raise"])
         t = transform_like(self.variables, newdata, missing=missing)
@@ -279,7 +281,7 @@ class CraftResult(ClusterResult):
         d = prep.data
         new = core.with_training_stats(core.prepare(num, codes, list(d.L), alpha=d.alpha), d)
         D = core.costs(new, self._state, self.F_delta, sigma_override=self._cost_sigma)
-        return labels_series(t, D.argmin(axis=1))
+        return labels_series(t, D.argmin(axis=1), unplaced=t.empty_rows())
 
     def plot_subspaces(self, truth: pd.DataFrame | None = None, **kwargs: Any) -> Any:
         """The clusters x features selection matrix (paper Figs. 2-4), beside ``truth`` if given."""

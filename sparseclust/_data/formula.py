@@ -90,6 +90,8 @@ class ParsedFormula:
     codes: dict[str, str]  # name -> term code (for re-evaluation on new data)
     response_code: str | None
     env: dict[str, Any] = field(default_factory=dict, repr=False)  # names the codes use
+    #: the variables that ``.`` expanded to (the others were named in the formula)
+    dotted: tuple[str, ...] = ()
 
 
 # ----------------------------------------------------------------------------- tokens
@@ -150,8 +152,11 @@ def _quote(name: str) -> str:
     return "Q(" + repr(name) + ")"
 
 
-def _expand_dot(rhs: str, columns: list[str], exclude: set[str], formula: str) -> str:
-    """Rewrite ``.`` as the column list and apply ``- name`` removals to it.
+def _expand_dot(
+    rhs: str, columns: list[str], exclude: set[str], formula: str
+) -> tuple[str, list[str]]:
+    """Rewrite ``.`` as the column list and apply ``- name`` removals to it; returns
+    the text and the columns ``.`` stood for (none without a ``.``).
 
     Removals are applied here (not by patsy) so that columns named like Python
     keywords (``- class``) or quoted (``- Q("odd name")``) are found. A removed name
@@ -210,7 +215,7 @@ def _expand_dot(rhs: str, columns: list[str], exclude: set[str], formula: str) -
         removals.append((i, stop, name))
 
     if not dots:
-        return rhs
+        return rhs, []
     removed = {name for _, _, name in removals}
     cols = [c for c in columns if c not in exclude and c not in removed]
     if not cols:
@@ -235,7 +240,7 @@ def _expand_dot(rhs: str, columns: list[str], exclude: set[str], formula: str) -
     out = rhs
     for start, end, text in sorted(edits, reverse=True):
         out = out[:start] + text + out[end:]
-    return out
+    return out, cols
 
 
 # -------------------------------------------------------------------------- naming
@@ -471,7 +476,7 @@ def evaluate_formula(
     if not rhs_text:
         raise FormulaError(f"formula {formula!r} has no right-hand side; use e.g. '~ .'.")
     exclude = _referenced_columns(lhs_text, columns, formula) if lhs_text else set()
-    rhs_text = _expand_dot(rhs_text, columns, exclude, formula)
+    rhs_text, dotted = _expand_dot(rhs_text, columns, exclude, formula)
     try:
         desc = patsy.ModelDesc.from_formula(f"{lhs_text} ~ {rhs_text}")
     except patsy.PatsyError as err:
@@ -532,7 +537,10 @@ def evaluate_formula(
     cols, forced, levels = evaluate_terms(codes, data, eval_env=eval_env, formula=formula)
     variables = pd.DataFrame(cols, index=data.index)
     env = capture_env([*codes.values(), *([resp_code] if resp_code else [])], eval_env, columns)
-    return ParsedFormula(formula, variables, forced, levels, resp, codes, resp_code, env)
+    dotted = tuple(c for c in dotted if c in codes and codes[c] in (c, _quote(c)))
+    return ParsedFormula(
+        formula, variables, forced, levels, resp, codes, resp_code, env, dotted=dotted
+    )
 
 
 def _q(data: pd.DataFrame, name: str, dups: set[str], what: str) -> pd.Series:

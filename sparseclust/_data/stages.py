@@ -15,7 +15,8 @@ one of the small frozen records below:
    :class:`Encoded`;
 6. :func:`apply_missing` -- the missing-value policy (``"raise"``, ``"drop"``,
    ``"native"``) -> the :class:`Encoded` of the kept rows, with ``dropped``; then
-   :func:`check_kept_rows` -- enough rows left, no constant column;
+   :func:`check_kept_rows` -- enough rows left, the constant columns found, and
+   :func:`drop_columns` -- those dropped where the method drops them;
 7. :func:`~sparseclust._data.table.assemble_table` (in ``table.py``, beside the
    :class:`~sparseclust._data.table.ColumnTable` it builds).
 
@@ -566,26 +567,58 @@ def _drop_rows(enc: Encoded, dropped: np.ndarray, counts: dict[str, int]) -> Enc
     return replace(enc, numeric=enc.numeric[~dropped], codes=enc.codes[~dropped], dropped=dropped)
 
 
+def constant_columns(enc: Encoded, names: Sequence[str]) -> list[str]:
+    """The variables with one distinct observed value on the kept rows, in data order
+    (``names``); none when at most one row is kept (one row is never constant).
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"a": [1.0, 1.0], "b": [1.0, 2.0], "g": ["u", "u"]})
+    >>> constant_columns(encode_columns(df, detect_types(df, Overrides())), ["a", "b", "g"])
+    ['a', 'g']
+    """
+    num, codes = enc.numeric, enc.codes
+    if int((~enc.dropped).sum()) <= 1:
+        return []
+    with warnings.catch_warnings():  # all-NaN columns were rejected by apply_missing
+        warnings.simplefilter("ignore", RuntimeWarning)
+        lo, hi = np.nanmin(num, axis=0), np.nanmax(num, axis=0)
+    const = {c for j, c in enumerate(enc.numeric_names) if lo[j] == hi[j]}
+    const |= {
+        c
+        for j, c in enumerate(enc.categorical_names)
+        if np.unique(codes[:, j][codes[:, j] >= 0]).size <= 1
+    }
+    return [c for c in names if c in const]
+
+
 def check_kept_rows(
     enc: Encoded,
     names: Sequence[str],
     *,
     min_rows: int = 1,
-    allow_constant: bool = False,
+    constant: str = "raise",
     formula: bool = False,
-) -> None:
-    """Stage 6, end: at least ``min_rows`` rows kept and, unless ``allow_constant``, no
-    variable constant on them (listed in data order, ``names``).
+    dotted: Sequence[str] = (),
+) -> list[str]:
+    """Stage 6, end: at least ``min_rows`` rows kept, and the constant variables
+    (listed in data order, ``names``) as ``constant`` says: ``"raise"`` (an error
+    naming them), ``"keep"``, or ``"drop"`` (returned, for :func:`drop_columns`). A
+    constant variable the user named in a formula (not one that ``.`` expanded to,
+    ``dotted``) is an error under ``"drop"`` too: it was asked for.
 
     Examples
     --------
     >>> df = pd.DataFrame({"a": [1.0, 1.0], "b": [1.0, 2.0]})
-    >>> check_kept_rows(encode_columns(df, detect_types(df, Overrides())), ["a", "b"])
+    >>> enc = encode_columns(df, detect_types(df, Overrides()))
+    >>> check_kept_rows(enc, ["a", "b"], constant="drop")
+    ['a']
+    >>> check_kept_rows(enc, ["a", "b"])
     Traceback (most recent call last):
     ...
     ValueError: Columns ['a'] are constant (one distinct value) and carry no clustering information; drop them (e.g. df.drop(columns=['a']), or the formula '~ . - a' with data=df).
     """
-    dropped, num, codes = enc.dropped, enc.numeric, enc.codes
+    dropped = enc.dropped
     n_obs = int((~dropped).sum())
     if n_obs < min_rows:
         after = (
@@ -597,25 +630,98 @@ def check_kept_rows(
             f"n_obs={n_obs} must be >= {min_rows}{after}; pass more rows"
             + (", or impute the missing values instead of dropping them." if dropped.any() else ".")
         )
-    if allow_constant or n_obs <= 1:
-        return
-    with warnings.catch_warnings():  # all-NaN columns were rejected by apply_missing
-        warnings.simplefilter("ignore", RuntimeWarning)
-        lo, hi = np.nanmin(num, axis=0), np.nanmax(num, axis=0)
-    const = [c for j, c in enumerate(enc.numeric_names) if lo[j] == hi[j]]
-    const += [
-        c
-        for j, c in enumerate(enc.categorical_names)
-        if np.unique(codes[:, j][codes[:, j] >= 0]).size <= 1
-    ]
-    const = [c for c in names if c in const]  # in data order
-    if const:
+    if constant == "keep":
+        return []
+    const = constant_columns(enc, names)
+    asked = [c for c in const if constant == "raise" or (formula and c not in dotted)]
+    if asked:
         raise ValueError(
-            f"Columns {const} are constant (one distinct value"
+            f"Columns {asked} are constant (one distinct value"
             + (" among the rows kept" if dropped.any() else "")
             + f") and carry no clustering information; drop them "
-            f"({drop_hint(const, formula)})."
+            f"({drop_hint(asked, formula)})."
         )
+    return const
+
+
+def _shown(names: list[str]) -> list[str]:
+    """The first ten names, then how many there are in all."""
+    return names if len(names) <= 10 else [*names[:10], f"... ({len(names)} in all)"]
+
+
+def warn_constant(names: list[str], *, among_kept: bool = False) -> None:
+    """The :class:`~sparseclust.exceptions.DataWarning` of constant columns dropped."""
+    warnings.warn(
+        f"Columns {_shown(names)} are constant (one distinct value"
+        + (" among the rows kept" if among_kept else "")
+        + ") and carry no clustering information: dropped (pass data without them, or "
+        "name them in a formula to make this an error).",
+        DataWarning,
+        stacklevel=user_stacklevel(),
+    )
+
+
+def drop_columns(
+    var: Variables, types: ColumnTypes, enc: Encoded, drop: Sequence[str]
+) -> tuple[Variables, ColumnTypes, Encoded]:
+    """Stage 6, last: the constant variables ``drop`` removed from the variables, the
+    kinds and the blocks, with a :class:`~sparseclust.exceptions.DataWarning` naming
+    them (the fit's :class:`~sparseclust._data.table.VariableSpec` lists them in
+    ``dropped_constant``; new data need not have them).
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"a": [1.0, 1.0], "b": [1.0, 2.0]})
+    >>> var = Variables(df)
+    >>> types = detect_types(df, Overrides())
+    >>> with warnings.catch_warnings(record=True):
+    ...     var, types, enc = drop_columns(var, types, encode_columns(df, types), ["a"])
+    >>> types.names, enc.numeric.tolist(), list(var.frame.columns)
+    (['b'], [[1.0], [2.0]], ['b'])
+    """
+    if not drop:
+        return var, types, enc
+    gone = set(drop)
+    shown = _shown(list(drop))
+    if gone >= set(types.names):
+        kept = " among the rows kept" if enc.dropped.any() else ""
+        raise ValueError(
+            f"every column is constant (one distinct value{kept}): {shown}; there is "
+            "nothing to cluster on."
+        )
+    warn_constant(list(drop), among_kept=bool(enc.dropped.any()))
+    num = [j for j, c in enumerate(enc.numeric_names) if c not in gone]
+    cat = [j for j, c in enumerate(enc.categorical_names) if c not in gone]
+    enc = replace(
+        enc,
+        numeric=enc.numeric[:, num],
+        codes=enc.codes[:, cat],
+        levels={c: lv for c, lv in enc.levels.items() if c not in gone},
+        numeric_names=tuple(enc.numeric_names[j] for j in num),
+        categorical_names=tuple(enc.categorical_names[j] for j in cat),
+    )
+    types = replace(
+        types,
+        infos=tuple(i for i in types.infos if i.name not in gone),
+        plain=frozenset(types.plain - gone),
+        series={c: v for c, v in types.series.items() if c not in gone},
+    )
+    parsed = var.parsed
+    if parsed is not None:
+        codes = {c: code for c, code in parsed.codes.items() if c not in gone}
+        parsed = replace(
+            parsed,
+            variables=parsed.variables.drop(columns=list(drop)),
+            codes=codes,
+            forced={c: k for c, k in parsed.forced.items() if c not in gone},
+            levels={c: lv for c, lv in parsed.levels.items() if c not in gone},
+        )
+    inputs = var.inputs
+    if inputs is not None:
+        used = set().union(*(_names_in(code) for code in parsed.codes.values()))
+        inputs = tuple(c for c in inputs if c in used or c not in gone)
+    var = replace(var, frame=var.frame.drop(columns=list(drop)), parsed=parsed, inputs=inputs)
+    return var, types, enc
 
 
 # ----------------------------------------------------------------- input helpers

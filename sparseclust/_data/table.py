@@ -47,6 +47,7 @@ from .stages import (
     check_kept_rows,
     check_unique_names,
     detect_types,
+    drop_columns,
     encode_columns,
     is_dask_collection,
     read_input,
@@ -83,6 +84,9 @@ class VariableSpec(NamesByKind):
     eval_env: dict[str, Any] | None = field(default=None, repr=False, compare=False)
     #: the data columns a formula reads (in data order), checked on new data
     inputs: tuple[str, ...] | None = None
+    #: constant columns of the input that were dropped (not clustered; new data need
+    #: not have them)
+    dropped_constant: tuple[str, ...] = ()
 
     @property
     def column_infos(self) -> tuple[ColumnInfo, ...]:
@@ -168,6 +172,11 @@ class ColumnTable:
     @property
     def n_dropped(self) -> int:
         return int(self.dropped.sum())
+
+    def empty_rows(self) -> np.ndarray:
+        """Kept rows with no observed value (bool, one per kept row)."""
+        empty = np.isnan(self.numeric).all(axis=1) & (self.codes < 0).all(axis=1)
+        return empty if self.numeric.shape[1] or self.codes.shape[1] else np.zeros(0, bool)
 
     @property
     def kept_index(self) -> pd.Index:
@@ -255,6 +264,7 @@ class ColumnTable:
     allow_numeric=Flag(),
     response=Flag(),
     allow_constant=Flag(),
+    constant=Choice(("raise", "drop", "keep")),
     min_rows=Int(min=1),
 )
 def build_table(
@@ -272,6 +282,7 @@ def build_table(
     allow_constant: bool = False,
     min_rows: int = 1,
     eval_env: dict[str, Any] | None = None,
+    constant: str = "raise",
 ) -> ColumnTable:
     """Read ``data`` (DataFrame, 2-D array or formula + DataFrame) into a :class:`ColumnTable`.
 
@@ -280,6 +291,13 @@ def build_table(
     :class:`~sparseclust.exceptions.DataWarning` when more than 10% go) or
     ``"native"`` (kept; NaN in the numeric block, ``-1`` in the codes) where the
     method supports it (``missing_choices``). The input is never modified.
+
+    A constant column (one distinct value on the rows kept) carries no clustering
+    information: ``constant="raise"`` makes it an error naming it, ``"keep"`` keeps it
+    (``allow_constant=True`` is the same), ``"drop"`` drops it with a
+    :class:`~sparseclust.exceptions.DataWarning` and lists it in the spec's
+    ``dropped_constant`` (every clustering method reads its data this way), except a
+    column the user named in a formula, which stays an error.
 
     The stages (each in :mod:`sparseclust._data.stages`, testable alone): read the
     input, apply the formula, resolve the kinds fixed by the user, detect the others,
@@ -317,14 +335,25 @@ def build_table(
         response=var.response,
         formula=formula,
     )
-    check_kept_rows(
-        enc, types.names, min_rows=min_rows, allow_constant=allow_constant, formula=formula
+    drop = check_kept_rows(
+        enc,
+        types.names,
+        min_rows=min_rows,
+        constant="keep" if allow_constant else constant,
+        formula=formula,
+        dotted=var.parsed.dotted if formula else (),
     )
-    return assemble_table(var, types, enc, missing=missing)
+    var, types, enc = drop_columns(var, types, enc, drop)
+    return assemble_table(var, types, enc, missing=missing, dropped_constant=tuple(drop))
 
 
 def assemble_table(
-    var: Variables, types: ColumnTypes, enc: Encoded, *, missing: str
+    var: Variables,
+    types: ColumnTypes,
+    enc: Encoded,
+    *,
+    missing: str,
+    dropped_constant: tuple[str, ...] = (),
 ) -> ColumnTable:
     """Stage 7 of :func:`build_table`: the :class:`ColumnTable` of the kept rows, with
     the :class:`VariableSpec` that reads new data the same way.
@@ -348,6 +377,7 @@ def assemble_table(
         response=None if resp is None else str(resp.name),
         eval_env=dict(parsed.env) if parsed else None,
         inputs=var.inputs if parsed else None,
+        dropped_constant=dropped_constant,
     )
     return ColumnTable(
         numeric=np.ascontiguousarray(enc.numeric),
@@ -366,8 +396,8 @@ def read_numeric(
 ) -> ColumnTable:
     """The table of a numeric-only method that handles missing cells itself (sparse
     k-means and hierarchical clustering): categorical columns are an error pointing to
-    ``craft()``, constant columns are allowed (they get weight 0), ``missing`` may be
-    ``"native"``."""
+    ``craft()``, constant columns are dropped with a DataWarning (their weight would
+    be 0), ``missing`` may be ``"native"``."""
     return build_table(
         x,
         data=data,
@@ -376,7 +406,7 @@ def read_numeric(
         missing=missing,
         missing_choices=("raise", "drop", "native"),
         allow_categorical=False,
-        allow_constant=True,
+        constant="drop",
         min_rows=min_rows,
     )
 
@@ -471,10 +501,12 @@ def transform_like(spec: VariableSpec, data: Any, *, missing: str = "raise") -> 
             }
         )
         if missing == "raise":
+            rows = df.index[miss].tolist()
+            shown = f"{rows[:5]}{' ...' if len(rows) > 5 else ''}"
             raise ValueError(
                 f"missing='raise': {int(miss.sum())} of {len(df)} rows of newdata have missing "
-                f"values (per column: {counts}); pass missing='drop' (their labels are <NA>) or "
-                f"impute them."
+                f"values (rows {shown}; per column: {counts}); pass missing='drop' (their "
+                f"labels are <NA>) or impute them."
             )
         if missing == "drop":
             dropped = miss

@@ -41,9 +41,7 @@ def prepare_dask_dp(
 ) -> DaskPrepared:
     """Read a Dask DataFrame into persisted DP-means design blocks (one per partition);
     ``names``: the design's columns (the front wraps the executor as its data)."""
-    rd = read_dask(
-        x, data, categorical=categorical, numeric=numeric, missing=missing, allow_constant=True
-    )
+    rd = read_dask(x, data, categorical=categorical, numeric=numeric, missing=missing)
     spec = rd.spec
     rd, blocks, center, sd = scaled_blocks(rd, _dp_block, scale, rd.n_levels)
     executor = block_executor(rd, blocks)

@@ -137,15 +137,15 @@ class _Fits:
 def _read_table(
     x: Any, *, data: Any, categorical: Any, numeric: Any, missing: str, min_rows: int = 1
 ) -> ColumnTable:
-    """The typed table of a DP-means front (constant columns allowed: they do not move
-    a centre), at least ``min_rows`` rows."""
+    """The typed table of a DP-means front, at least ``min_rows`` rows (constant
+    columns dropped with a DataWarning: they add the same to every distance)."""
     return build_table(
         x,
         data=data,
         categorical=categorical,
         numeric=numeric,
         missing=missing,
-        allow_constant=True,
+        constant="drop",
         min_rows=min_rows,
     )
 

@@ -28,6 +28,7 @@ import pandas as pd
 
 from .._data.dtypes import _sorted_levels, densify
 from .._data.params import user_stacklevel
+from .._data.stages import warn_constant
 from .._data.table import VariableSpec, build_table, is_dask_collection, transform_like
 from ..exceptions import PerformanceWarning
 from .blocks import LocalBlocks
@@ -562,8 +563,10 @@ def _levels_over_parts(t0: Any, ddf: Any, head: pd.DataFrame, run: _Runner, part
     return levels
 
 
-def _check_read(spec: VariableSpec, stats: list[_PartStats], allow_constant: bool) -> None:
-    """Too few rows, numeric columns never observed, constant columns: as in memory."""
+def _check_read(spec: VariableSpec, stats: list[_PartStats], constant: str) -> list[str]:
+    """Too few rows, numeric columns never observed, constant columns: as in memory.
+    Returns the constant columns to drop (``constant="drop"``); ``"raise"`` makes them
+    an error, ``"keep"`` keeps them."""
     n = int(sum(s.n for s in stats))
     P, Q = len(spec.numeric_names), len(spec.categorical_names)
     if n < 2:
@@ -575,13 +578,53 @@ def _check_read(spec: VariableSpec, stats: list[_PartStats], allow_constant: boo
     empty = [c for j, c in enumerate(spec.numeric_names) if cnt[j] == 0]
     if empty:
         raise ValueError(f"Columns {empty} have no observed value; drop them.")
-    const = [c for j, c in enumerate(spec.numeric_names) if lo[j] == hi[j]]
-    const += [c for j, c in enumerate(spec.categorical_names) if (lv_counts[j] > 0).sum() <= 1]
-    if const and not allow_constant:
+    if constant == "keep":
+        return []
+    const = {c for j, c in enumerate(spec.numeric_names) if lo[j] == hi[j]}
+    const |= {c for j, c in enumerate(spec.categorical_names) if (lv_counts[j] > 0).sum() <= 1}
+    ordered = [c for c in spec.names if c in const]
+    if ordered and constant == "raise":
         raise ValueError(
-            f"Columns {const} are constant (one distinct value) and carry no clustering "
-            f"information; drop them (e.g. ddf.drop(columns={const}))."
+            f"Columns {ordered} are constant (one distinct value) and carry no clustering "
+            f"information; drop them (e.g. ddf.drop(columns={ordered}))."
         )
+    if ordered and len(ordered) == len(spec.names):
+        raise ValueError(
+            f"every column is constant (one distinct value): {ordered}; there is nothing "
+            "to cluster on."
+        )
+    return ordered
+
+
+def _keep_columns(raw: TypedPart, num: list[int], cat: list[int]) -> TypedPart:
+    return TypedPart(raw.num[:, num], raw.codes[:, cat], raw.index, raw.dropped)
+
+
+def _without(spec: VariableSpec, stats: list[_PartStats], raws: list[Any], run, drop, keep):
+    """The spec, statistics and typed partitions without the columns ``drop``."""
+    gone = set(drop)
+    num = [j for j, c in enumerate(spec.numeric_names) if c not in gone]
+    cat = [j for j, c in enumerate(spec.categorical_names) if c not in gone]
+    spec = replace(
+        spec,
+        columns=tuple(i for i in spec.columns if i.name not in gone),
+        levels={c: lv for c, lv in spec.levels.items() if c not in gone},
+        codes=None
+        if spec.codes is None
+        else {c: v for c, v in spec.codes.items() if c not in gone},
+        dropped_constant=tuple(drop),
+    )
+    stats = [
+        s._replace(
+            cnt=s.cnt[num],
+            sum=s.sum[num],
+            lo=s.lo[num],
+            hi=s.hi[num],
+            levels=[s.levels[j] for j in cat],
+        )
+        for s in stats
+    ]
+    return spec, stats, run.map(_keep_columns, raws, num, cat, keep=keep)
 
 
 def _warn_small(n: int, n_cols: int) -> None:
@@ -602,7 +645,7 @@ def read_dask(
     categorical: Any,
     numeric: Any,
     missing: str,
-    allow_constant: bool = False,
+    constant: str = "drop",
     allow_categorical: bool = True,
     sample_rows: int = 2000,
 ) -> DaskRead:
@@ -612,7 +655,9 @@ def read_dask(
     front; the levels of every categorical variable are then fixed over all
     partitions; every partition is read with that one spec (unknown values,
     unsupported dtypes and infinite values raise as in memory) and kept on the
-    workers (or computed here without a client). Returns a :class:`DaskRead`.
+    workers (or computed here without a client). Constant columns are dropped with a
+    DataWarning (``constant="drop"``; on Dask also a constant column a formula names),
+    kept (``"keep"``) or an error (``"raise"``). Returns a :class:`DaskRead`.
     """
     formula, ddf = _frame_of(x, data)
     client = _client()
@@ -631,7 +676,11 @@ def read_dask(
     )
     del parts  # the pandas partitions go as soon as their typed copies exist
     stats = run.map(_raw_stats, raws, n_levels)
-    _check_read(spec, stats, allow_constant)
+    drop = _check_read(spec, stats, constant)
+    if drop:
+        warn_constant(drop)
+        spec, stats, raws = _without(spec, stats, raws, run, drop, keep=client is not None)
+        n_levels = [len(spec.levels[c]) for c in spec.categorical_names]
     n = int(sum(s.n for s in stats))
     P, Q = len(spec.numeric_names), len(spec.categorical_names)
     if client is not None and n * (P + Q) <= SMALL_CELLS:

@@ -20,7 +20,13 @@ from .._data.table import ColumnTable, VariableSpec
 from .format import fmt, fmt_list
 from .summary import Summary
 
-__all__ = ["ClusterResult", "Printed", "cluster_profiles"]
+__all__ = [
+    "ClusterResult",
+    "Printed",
+    "cluster_profiles",
+    "constant_note",
+    "dropped_constant_lines",
+]
 
 
 class Printed:
@@ -123,7 +129,7 @@ class ClusterResult(Printed):
         return {"clusters": self.sizes.to_frame()}
 
     def _notes(self) -> list[str]:
-        notes = []
+        notes = [constant_note(self.variables)] if self.variables.dropped_constant else []
         if self.n_dropped:
             notes.append(f"{self.n_dropped} rows with missing values were dropped (labels <NA>).")
         if not self.converged:
@@ -152,6 +158,7 @@ class ClusterResult(Printed):
             f"Call: {self.call}",
             f"Cluster sizes: {fmt_list(self.sizes.to_numpy(), limit=12)}",
         ]
+        lines += dropped_constant_lines(self.variables)
         lines += self._detail_lines()
         status = (
             f"converged in {self.n_iter} iterations"
@@ -190,6 +197,22 @@ class ClusterResult(Printed):
     def to_frame(self) -> pd.DataFrame:
         """The input index with a ``cluster`` column (``<NA>`` on dropped rows)."""
         return self.labels.rename("cluster").to_frame()
+
+
+def dropped_constant_lines(spec: VariableSpec) -> list[str]:
+    """``["Constant columns dropped: A16"]`` when the fit dropped any, else ``[]``."""
+    if not spec.dropped_constant:
+        return []
+    return [f"Constant columns dropped: {fmt_list(spec.dropped_constant, limit=10)}"]
+
+
+def constant_note(spec: VariableSpec) -> str:
+    """The summary's note on the constant columns the fit dropped."""
+    return (
+        f"{len(spec.dropped_constant)} constant column(s) dropped before the fit (one "
+        f"distinct value, no clustering information): "
+        f"{fmt_list(spec.dropped_constant, limit=10)}."
+    )
 
 
 def cluster_profiles(table: ColumnTable, labels: pd.Series) -> pd.DataFrame:
@@ -238,10 +261,16 @@ def cluster_profiles(table: ColumnTable, labels: pd.Series) -> pd.DataFrame:
     return pd.DataFrame(data, index=index, columns=pd.Index(cols, name="cluster"))
 
 
-def labels_series(table: ColumnTable, labels: np.ndarray) -> pd.Series:
-    """0-based Int64 labels on the caller's full index (``<NA>`` on dropped rows)."""
+def labels_series(
+    table: ColumnTable, labels: np.ndarray, unplaced: np.ndarray | None = None
+) -> pd.Series:
+    """0-based Int64 labels on the caller's full index: ``<NA>`` on dropped rows and on
+    the kept rows flagged ``unplaced`` (e.g. a row of new data with no observed value)."""
     out = pd.Series(pd.array(np.full(len(table.index), pd.NA), dtype="Int64"), index=table.index)
-    out.iloc[np.flatnonzero(~table.dropped)] = np.asarray(labels, dtype=np.int64)
+    kept = np.flatnonzero(~table.dropped)
+    out.iloc[kept] = np.asarray(labels, dtype=np.int64)
+    if unplaced is not None and unplaced.any():
+        out.iloc[kept[unplaced]] = pd.NA
     return out.rename("cluster")
 
 

@@ -45,7 +45,6 @@ def prepare_dask_numeric(
         categorical=categorical,
         numeric=numeric,
         missing=missing,
-        allow_constant=True,
         allow_categorical=False,
     )
     rd, blocks, center, sd = scaled_blocks(rd, _numeric_block, scale)

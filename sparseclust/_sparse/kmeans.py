@@ -176,7 +176,9 @@ class SparseKMeansResult(ClusterResult):
         """Nearest centre in the weighted space, ``sum_j w_j (x_j - c_j)^2``.
 
         ``newdata`` needs the fitted columns. Missing cells use partial distances
-        (``missing="native"``), or drop the row (``"drop"``, label ``<NA>``) or raise.
+        (``missing="native"``), or drop the row (``"drop"``, label ``<NA>``) or raise
+        (naming the rows). A row with no observed value on the selected (non-zero
+        weight) features cannot be placed: its label is ``<NA>``.
         """
         check_choice("missing", missing, ["raise", "drop", "native"])
         t = transform_like(self.variables, newdata, missing=missing)
@@ -185,7 +187,9 @@ class SparseKMeansResult(ClusterResult):
         keep = np.flatnonzero(w != 0)
         z = X[:, keep] * np.sqrt(w[keep])
         c = self.centers.to_numpy()[:, keep] * np.sqrt(w[keep])
-        return labels_series(t, partial_sqdist(z, c).argmin(axis=1))
+        unplaced = np.isnan(z).all(axis=1)
+        d = partial_sqdist(np.where(unplaced[:, None], 0.0, z), c)
+        return labels_series(t, d.argmin(axis=1), unplaced=unplaced)
 
     def plot(self, ax: Any = None, **kwargs: Any) -> Any:
         """Weights against feature index (sparcl's plot)."""

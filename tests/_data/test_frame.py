@@ -20,6 +20,7 @@ from sparseclust._data.stages import (
     apply_missing,
     check_kept_rows,
     detect_types,
+    drop_columns,
     encode_columns,
     read_input,
     resolve_overrides,
@@ -482,11 +483,30 @@ def test_stage_apply_missing():
 def test_stage_check_kept_rows():
     df = pd.DataFrame({"a": [1.0, 1.0, 2.0], "g": ["u", "u", "u"]})
     enc = encode_columns(df, detect_types(df, Overrides()))
-    check_kept_rows(enc, ["a", "g"], allow_constant=True)
+    assert check_kept_rows(enc, ["a", "g"], constant="keep") == []
+    assert check_kept_rows(enc, ["a", "g"], constant="drop") == ["g"]
     with pytest.raises(ValueError, match=r"Columns \['g'\] are constant"):
         check_kept_rows(enc, ["a", "g"])
+    # named in a formula (not brought in by '.'): asked for, so an error even under "drop"
+    with pytest.raises(ValueError, match=r"Columns \['g'\] are constant"):
+        check_kept_rows(enc, ["a", "g"], constant="drop", formula=True, dotted=("a",))
+    assert check_kept_rows(enc, ["a", "g"], constant="drop", formula=True, dotted=("a", "g"))
     with pytest.raises(ValueError, match="n_obs=3 must be >= 4; pass more rows."):
-        check_kept_rows(enc, ["a", "g"], min_rows=4, allow_constant=True)
+        check_kept_rows(enc, ["a", "g"], min_rows=4, constant="keep")
+
+
+def test_stage_drop_columns():
+    df = pd.DataFrame({"a": [1.0, 1.0, 2.0], "k": [3.0, 3.0, 3.0], "g": ["u", "u", "u"]})
+    var = apply_formula(read_input("~ .", df))
+    types = detect_types(var.frame, Overrides())
+    enc = encode_columns(var.frame, types)
+    with pytest.warns(DataWarning, match=r"Columns \['k', 'g'\] are constant"):
+        var2, types2, enc2 = drop_columns(var, types, enc, ["k", "g"])
+    assert types2.names == ["a"] and enc2.numeric.shape == (3, 1) and enc2.codes.shape == (3, 0)
+    assert list(var2.frame.columns) == ["a"] and set(var2.parsed.codes) == {"a"}
+    assert list(var.frame.columns) == ["a", "k", "g"]  # the stage's input is not changed
+    with pytest.raises(ValueError, match="every column is constant"):
+        drop_columns(var, types, enc, ["a", "k", "g"])
 
 
 def test_stage_assemble_table(mixed):

@@ -11,7 +11,7 @@ import pytest
 
 from sparseclust import craft, dpmeans, kmeans_sparse_permute, sparse_kmeans
 from sparseclust._craft import core as core
-from sparseclust.exceptions import ConvergenceWarning
+from sparseclust.exceptions import ConvergenceWarning, DataWarning
 from sparseclust.metrics import purity
 
 dask = pytest.importorskip("dask")
@@ -223,9 +223,16 @@ def test_missing_raise_and_constant_column(frame):
     with dask.config.set(scheduler="synchronous"):
         with pytest.raises(ValueError, match="missing"):
             craft(partitioned(frame, [100]), m=0.5, lam=LAM, missing="raise")
-        const = frame.assign(k=1.0)
-        with pytest.raises(ValueError, match=r"\['k'\] are constant"):
-            craft(partitioned(const, [100]), m=0.5, lam=LAM)
+        # a constant column is dropped as in memory, with the same fit as without it
+        const = frame.assign(k=1.0, g="same")
+        with pytest.warns(DataWarning, match=r"\['k', 'g'\] are constant"):
+            got = craft(partitioned(const, [1234, 15000]), m=0.5, lam=LAM, n_init=1, rng=3)
+        assert got.variables.dropped_constant == ("k", "g")
+        with pytest.warns(DataWarning, match=r"\['k', 'g'\] are constant"):
+            mem = craft(const, m=0.5, lam=LAM, n_init=1, rng=3)
+        assert mem.variables.dropped_constant == ("k", "g")
+        assert_same_fit(got, mem)
+        assert "Constant columns dropped: k, g" in repr(got)
 
 
 def test_unseen_level_in_a_later_partition_is_not_silently_recoded():
@@ -337,7 +344,6 @@ def test_methods_without_a_dask_backend_compute_with_a_warning():
     """sparse_kmeans_path has no Dask backend: the frame is computed into memory, names
     and index kept, and the caller is told; the fit equals the in-memory one."""
     from sparseclust import sparse_kmeans_path
-    from sparseclust.exceptions import DataWarning
 
     df = mixed_frame(300)[["x0", "x2", "x3"]]
     ref = sparse_kmeans_path(df, 3, wbounds=[1.2, 1.5], rng=0)

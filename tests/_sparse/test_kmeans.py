@@ -10,6 +10,7 @@ import pytest
 
 from sparseclust import (
     ConvergenceWarning,
+    DataWarning,
     PermuteResult,
     SparseKMeansResult,
     kmeans_sparse_permute,
@@ -223,10 +224,17 @@ def test_bad_inputs(sim):
         sparse_kmeans(df, wbound=2, centers=np.zeros((3, 60)))
 
 
-def test_constant_column_gets_zero_weight(sim):
+def test_constant_column_is_dropped_and_changes_nothing(sim):
+    """A constant column would get weight 0 (its between-cluster sum of squares is 0):
+    it is dropped with a DataWarning naming it, and the fit is the one without it."""
     df = sim.data.assign(const=1.0)
-    fit = sparse_kmeans(df, 3, wbound=3, rng=0)
-    assert fit.weights["const"] == 0
+    with pytest.warns(DataWarning, match=r"Columns \['const'\] are constant"):
+        fit = sparse_kmeans(df, 3, wbound=3, rng=0)
+    assert "const" not in fit.weights.index and fit.variables.dropped_constant == ("const",)
+    ref = sparse_kmeans(sim.data, 3, wbound=3, rng=0)
+    pd.testing.assert_series_equal(fit.weights, ref.weights)
+    pd.testing.assert_series_equal(fit.labels, ref.labels)
+    assert "const" in str(fit.summary()) and "const" in repr(fit)
 
 
 def test_motivating_example_sparse_beats_standard():
