@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from ._plot.dendrogram import color_dendrogram, plot_dendrogram, plot_hclust
+from ._results.base import kept_labels
 
 __all__ = [
     "color_dendrogram",
@@ -631,7 +632,7 @@ def plot_feature_pair(result: Any, ax: Any = None, *, features: Any = None, **kw
         raise ValueError(f"features must name two columns; got {features!r}.")
     X = result.table.numeric
     j = [names.index(f) for f in features]
-    lab = result.labels.loc[result.table.kept_index].to_numpy(dtype=float)
+    lab = kept_labels(result.table, result.labels)
     ax = _axes(ax)
     kwargs.setdefault("s", 14)
     sc = ax.scatter(X[:, j[0]], X[:, j[1]], c=lab, cmap="tab10", **kwargs)

@@ -136,9 +136,15 @@ def _colours(values: pd.Series, palette: Any) -> tuple[list, dict]:
     return per_obs, mapping
 
 
-def _y_series(y: Any, names: pd.Index | None, n: int, full: pd.Index | None) -> pd.Series:
-    """``y`` as a Series in the tree's observation order (data order of the kept rows)."""
-    if isinstance(y, pd.Series) and names is not None and y.index.is_unique:
+def _y_series(y: Any, names: pd.Index | None, n: int, kept: np.ndarray | None) -> pd.Series:
+    """``y`` as a Series in the tree's observation order (data order of the kept rows).
+
+    ``kept``: one entry per row of the data, True on the rows in the tree (None for a
+    bare linkage). A Series is aligned on its index only when both it and the tree's
+    row names are unique; otherwise ``y`` is read in data order (all rows or the
+    kept ones), by position: row names may repeat.
+    """
+    if isinstance(y, pd.Series) and names is not None and y.index.is_unique and names.is_unique:
         if names.isin(y.index).all():
             return y.reindex(names).reset_index(drop=True)
     arr = np.asarray(y.to_numpy() if isinstance(y, pd.Series) else y)
@@ -147,8 +153,8 @@ def _y_series(y: Any, names: pd.Index | None, n: int, full: pd.Index | None) -> 
     name = y.name if isinstance(y, pd.Series) else None
     if len(arr) == n:
         return pd.Series(arr, name=name)
-    if full is not None and names is not None and len(arr) == len(full):
-        return pd.Series(arr[full.get_indexer(names)], name=name)
+    if kept is not None and len(arr) == len(kept):
+        return pd.Series(arr[kept], name=name)
     raise ValueError(
         f"y must have one value per observation in the tree ({n}); got {len(arr)}. Pass a "
         f"Series on the data's index or an array in data order."
@@ -177,8 +183,10 @@ def color_dendrogram(
     result_or_linkage : SparseHClustResult or ndarray
         A fit of :func:`~sparseclust.sparse_hclust`, or any scipy linkage matrix.
     y : array-like or Series
-        One value per observation (numbers or strings), in data order; a Series on
-        the data's index is aligned by index. Each distinct value gets a colour.
+        One value per observation (numbers or strings), in data order (every row
+        of the data, or the rows in the tree); a Series on the data's index is
+        aligned by index (by position when the index repeats labels). Each distinct
+        value gets a colour.
     ax : Axes, optional
         Drawn on a new figure when None.
     branchlength : float, optional
@@ -214,8 +222,9 @@ def color_dendrogram(
 
     Z, names = _tree(result_or_linkage)
     n = Z.shape[0] + 1
-    full = getattr(getattr(result_or_linkage, "labels", None), "index", None)
-    ys = _y_series(y, names, n, full)
+    row_labels = getattr(result_or_linkage, "labels", None)  # <NA> on rows not in the tree
+    kept = None if row_labels is None else row_labels.notna().to_numpy()
+    ys = _y_series(y, names, n, kept)
     ax = _axes(ax)
     leaves, bottom, top = _draw_tree(ax, Z, linewidth=linewidth)
     if branchlength is None:

@@ -26,6 +26,7 @@ __all__ = [
     "cluster_profiles",
     "constant_note",
     "dropped_constant_lines",
+    "kept_labels",
 ]
 
 
@@ -222,7 +223,7 @@ def cluster_profiles(table: ColumnTable, labels: pd.Series) -> pd.DataFrame:
     level with the share of the cluster's (non-missing) rows at that level. The last
     column, ``overall``, is the whole sample.
     """
-    lab = labels.loc[table.kept_index].to_numpy(dtype=float)
+    lab = kept_labels(table, labels)
     ok = ~np.isnan(lab)
     lab = lab[ok].astype(int)
     clusters = np.unique(lab)
@@ -259,6 +260,21 @@ def cluster_profiles(table: ColumnTable, labels: pd.Series) -> pd.DataFrame:
             data.append(list(shares[:, t]))
     index = pd.MultiIndex.from_tuples(rows, names=["variable", "statistic"])
     return pd.DataFrame(data, index=index, columns=pd.Index(cols, name="cluster"))
+
+
+def kept_labels(table: ColumnTable, labels: pd.Series) -> np.ndarray:
+    """The labels of the table's kept rows, by position (float, NaN for ``<NA>``).
+
+    ``labels`` has one entry per input row (the result's ``labels``). Rows are taken by
+    position through ``table.dropped``, never looked up by index label: the caller's
+    index may repeat labels.
+    """
+    if len(labels) != len(table.index):
+        raise ValueError(
+            f"labels has {len(labels)} entries but the data has {len(table.index)} rows; "
+            f"pass one label per input row (the result's labels)."
+        )
+    return labels.to_numpy(dtype=float)[~table.dropped]
 
 
 def labels_series(
