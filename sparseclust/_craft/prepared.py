@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._data.stages import repair_sd
 from .._data.table import ColumnTable
 from . import core as core
 
@@ -35,12 +36,14 @@ class Prepared:
 
 def prepare_table(table: ColumnTable, scale: bool, alpha: float) -> Prepared:
     """The table's arrays for CRAFT, numeric columns standardised with ``scale``
-    (mean 0, sd 1; a constant column keeps sd 1), level shares smoothed by ``alpha``."""
+    (mean 0, sd 1; a constant column keeps sd 1; a tiny sd is computed from scaled
+    deviations, :func:`~sparseclust._data.stages.repair_sd`), level shares smoothed by
+    ``alpha``."""
     num = table.numeric.copy()
     center = sd = None
     if scale and num.shape[1]:
         center = np.nanmean(num, axis=0)
-        sd = np.nanstd(num, axis=0, ddof=1)
+        sd = repair_sd(num, center, np.nanstd(num, axis=0, ddof=1))
         sd = np.where(sd > 0, sd, 1.0)
         num = (num - center) / sd
     n_levels = [len(table.levels[c]) for c in table.categorical_names]

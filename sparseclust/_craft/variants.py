@@ -24,6 +24,7 @@ import pandas as pd
 
 from .._data.dtypes import ColumnInfo
 from .._data.params import Choice, Columns, Flag, Int, Number, Seed, Workers, as_rng, rules
+from .._data.stages import repair_sd
 from .._data.table import ColumnTable, VariableSpec
 from .._results.format import call_string, fmt
 from .._tuning.penalty import resolve_penalty
@@ -565,7 +566,7 @@ def dp_rf(
         center = np.zeros(X.shape[1])
         sd = np.ones(X.shape[1])
         center[:p] = np.nanmean(X[:, :p], axis=0)
-        s = np.nanstd(X[:, :p], axis=0, ddof=1)
+        s = repair_sd(X[:, :p], center[:p], np.nanstd(X[:, :p], axis=0, ddof=1))
         sd[:p] = np.where(s > 0, s, 1.0)
         X = (X - center) / sd
     d = core.prepare(X, design.codes, [], alpha=1.0)

@@ -16,7 +16,9 @@ one of the small frozen records below:
 6. :func:`apply_missing` -- the missing-value policy (``"raise"``, ``"drop"``,
    ``"native"``) -> the :class:`Encoded` of the kept rows, with ``dropped``; then
    :func:`check_kept_rows` -- enough rows left, the constant columns found, and
-   :func:`drop_columns` -- those dropped where the method drops them;
+   :func:`drop_columns` -- those dropped where the method drops them; then
+   :func:`check_magnitudes` -- no numeric column too large for the methods' sums of
+   squares (:func:`magnitude_limit`);
 7. :func:`~sparseclust._data.table.assemble_table` (in ``table.py``, beside the
    :class:`~sparseclust._data.table.ColumnTable` it builds).
 
@@ -59,6 +61,7 @@ from .params import is_package_module, user_stacklevel
 
 __all__ = [
     "DROP_WARN_FRACTION",
+    "SMALL_SD",
     "ColumnTypes",
     "Encoded",
     "InputData",
@@ -68,12 +71,16 @@ __all__ = [
     "apply_missing",
     "as_frame",
     "check_kept_rows",
+    "check_magnitudes",
     "check_unique_names",
+    "column_max_abs",
     "detect_types",
     "drop_hint",
     "encode_columns",
     "is_dask_collection",
+    "magnitude_limit",
     "read_input",
+    "repair_sd",
     "resolve_overrides",
 ]
 
@@ -723,6 +730,131 @@ def drop_columns(
         inputs = tuple(c for c in inputs if c in used or c not in gone)
     var = replace(var, frame=var.frame.drop(columns=list(drop)), parsed=parsed, inputs=inputs)
     return var, types, enc
+
+
+# ------------------------------------------------------------ 6b. magnitudes
+#: The fourth root of float64's largest value (1.16e77).
+_ROOT4_MAX = float(np.sqrt(np.sqrt(np.finfo(np.float64).max)))
+
+#: Below this sd, a column's squared deviations are below float64's smallest normal
+#: number (2.2e-308) and lose digits, down to 0 at 1e-162: :func:`repair_sd` then
+#: recomputes the sd from deviations divided by their largest magnitude.
+SMALL_SD = 1e-150
+
+
+def magnitude_limit(n_rows: int, n_vars: int) -> float:
+    """The largest magnitude a numeric column may hold, ``DBL_MAX^(1/4) / (2 n p^(1/4))``
+    for ``n`` rows and ``p`` variables.
+
+    The methods form sums of squared differences -- per feature over all pairs of
+    rows at most (sparse hierarchical clustering's dissimilarity totals, ``a_j <=
+    n^2 (2 M)^2 / 2`` for values of magnitude ``M``; k-means, DP-means and CRAFT sum
+    over rows only) -- and the sparse methods square those again (the norms of the
+    weight projection, ``sum_j a_j^2 <= 4 p n^4 M^4``, and of ``D w``). The limit keeps
+    the largest at a quarter of float64's largest value (headroom for intermediate
+    terms such as ``|x|^2 + |c|^2`` in distances by matrix products). It is far above
+    any measured quantity: 1.7e75 for 24 rows x 4 variables, 1e70 for a million rows
+    x 1,000 variables.
+
+    Examples
+    --------
+    >>> f"{magnitude_limit(24, 4):.1e}", f"{magnitude_limit(10**6, 1000):.1e}"
+    ('1.7e+75', '1.0e+70')
+    """
+    n, p = max(int(n_rows), 1), max(int(n_vars), 1)
+    return _ROOT4_MAX / (2.0 * n * float(np.sqrt(np.sqrt(p))))
+
+
+def column_max_abs(num: np.ndarray) -> np.ndarray:
+    """Each column's largest magnitude over its observed cells (0 with none).
+
+    Examples
+    --------
+    >>> column_max_abs(np.array([[1.0, np.nan], [-3.0, np.nan]])).tolist()
+    [3.0, 0.0]
+    """
+    num = np.asarray(num, dtype=np.float64)
+    return np.abs(np.where(np.isnan(num), 0.0, num)).max(axis=0, initial=0.0)
+
+
+def check_magnitudes(
+    max_abs: np.ndarray,
+    names: Sequence[str],
+    n_rows: int,
+    n_vars: int,
+    *,
+    formula: bool = False,
+    newdata: bool = False,
+) -> None:
+    """Stage 6b, after the constant columns are gone: a numeric column whose largest
+    magnitude (``max_abs``, one per name) exceeds :func:`magnitude_limit` for
+    ``n_rows`` rows and ``n_vars`` variables is an error naming it, its largest
+    magnitude and the fix (the methods' sums of squares would overflow float64). The
+    data front, the Dask reader (over all partitions) and the reading of new data for
+    ``predict`` (``newdata``) apply this one rule.
+
+    Examples
+    --------
+    >>> check_magnitudes(np.array([1.0, 3e300]), ["a", "big"], 24, 2)
+    Traceback (most recent call last):
+    ...
+    ValueError: Columns ['big'] hold values too large to cluster (largest magnitude: {'big': '3e+300'}): above 2.0e+75 in magnitude, the sums of squared differences over 24 rows and 2 variables (and their squares) overflow float64. Rescale them first, e.g. df['big'] / 1e300, or divide by the largest magnitude, df['big'] / df['big'].abs().max() (their sd overflows too).
+    """
+    limit = magnitude_limit(n_rows, n_vars)
+    large = {c: float(m) for c, m in zip(names, max_abs, strict=True) if m > limit}
+    if not large:
+        return
+    cols = list(large)
+    shown = {c: f"{m:.3g}" for c, m in large.items()}
+    first = cols[0]
+    power = f"1e{int(np.floor(np.log10(large[first])))}"
+    if formula:
+        fix = f"e.g. I({first} / {power}) in the formula, or rescale the data's column"
+    else:
+        fix = (
+            f"e.g. df[{first!r}] / {power}, or divide by the largest magnitude, "
+            f"df[{first!r}] / df[{first!r}].abs().max() (their sd overflows too)"
+        )
+    what = "newdata columns" if newdata else "Columns"
+    hint = " as the data of the fit were" if newdata else " first"
+    raise ValueError(
+        f"{what} {cols} hold values too large to cluster (largest magnitude: {shown}): "
+        f"above {limit:.1e} in magnitude, the sums of squared differences over "
+        f"{int(n_rows)} rows and {int(n_vars)} variables (and their squares) overflow "
+        "float64. "
+        f"Rescale them{hint}, {fix}."
+    )
+
+
+def repair_sd(x: np.ndarray, center: np.ndarray, sd: np.ndarray, ddof: int = 1) -> np.ndarray:
+    """``sd`` (the sds of the columns of ``x`` about ``center``, NaN missing) with every
+    sd below :data:`SMALL_SD` (squared deviations underflowed) recomputed from the
+    deviations divided by their largest magnitude: scale before squaring. A column of
+    magnitude 1e-300 is then standardised like any other instead of keeping a zero sd
+    (which standardising leaves at 1, the column unscaled). Other sds are returned
+    bit for bit; ``sd`` itself is not changed.
+
+    Examples
+    --------
+    >>> x = np.array([[1e-300], [3e-300]])
+    >>> sd = np.nanstd(x, axis=0, ddof=1)
+    >>> sd.tolist(), (repair_sd(x, np.nanmean(x, axis=0), sd) / 1e-300).round(6).tolist()
+    ([0.0], [1.414214])
+    """
+    small = np.flatnonzero(np.asarray(sd) < SMALL_SD)
+    if not small.size:
+        return sd
+    sd = np.array(sd, dtype=np.float64, copy=True)
+    for j in small.tolist():
+        col = x[:, j][~np.isnan(x[:, j])]
+        if col.size <= ddof or col.min() == col.max():  # constant: its sd stays as given
+            continue
+        dev = col - center[j]
+        top = float(np.abs(dev).max())
+        if top > 0:
+            unit = dev / top
+            sd[j] = top * float(np.sqrt(np.dot(unit, unit) / (dev.size - ddof)))
+    return sd
 
 
 # ----------------------------------------------------------------- input helpers

@@ -45,7 +45,9 @@ from .stages import (
     apply_missing,
     as_frame,
     check_kept_rows,
+    check_magnitudes,
     check_unique_names,
+    column_max_abs,
     detect_types,
     drop_columns,
     encode_columns,
@@ -283,6 +285,7 @@ def build_table(
     min_rows: int = 1,
     eval_env: dict[str, Any] | None = None,
     constant: str = "raise",
+    check_magnitude: bool = True,
 ) -> ColumnTable:
     """Read ``data`` (DataFrame, 2-D array or formula + DataFrame) into a :class:`ColumnTable`.
 
@@ -298,6 +301,12 @@ def build_table(
     :class:`~sparseclust.exceptions.DataWarning` and lists it in the spec's
     ``dropped_constant`` (every clustering method reads its data this way), except a
     column the user named in a formula, which stays an error.
+
+    A numeric column too large for the methods' sums of squares (largest magnitude
+    above :func:`~sparseclust._data.stages.magnitude_limit`, about 1e146 to 1e152
+    for the data sizes in use) is an error naming it and the fix (rescale it);
+    ``check_magnitude=False`` leaves that check to the caller (the Dask reader applies
+    it over all partitions).
 
     The stages (each in :mod:`sparseclust._data.stages`, testable alone): read the
     input, apply the formula, resolve the kinds fixed by the user, detect the others,
@@ -344,6 +353,11 @@ def build_table(
         dotted=var.parsed.dotted if formula else (),
     )
     var, types, enc = drop_columns(var, types, enc, drop)
+    if check_magnitude:
+        num = enc.numeric
+        check_magnitudes(
+            column_max_abs(num), enc.numeric_names, num.shape[0], len(types.names), formula=formula
+        )
     return assemble_table(var, types, enc, missing=missing, dropped_constant=tuple(drop))
 
 
@@ -411,13 +425,17 @@ def read_numeric(
     )
 
 
-def transform_like(spec: VariableSpec, data: Any, *, missing: str = "raise") -> ColumnTable:
+def transform_like(
+    spec: VariableSpec, data: Any, *, missing: str = "raise", check_magnitude: bool = True
+) -> ColumnTable:
     """Read new data with a fitted :class:`VariableSpec` (same variables, kinds, levels).
 
     Formula specs re-evaluate their terms on ``data`` (with the functions the formula
     used at fit time). A value outside a variable's fitted levels, a missing column,
-    an unsupported dtype or an infinite value raises; missing values follow
-    ``missing`` (``"raise"``, ``"drop"`` or ``"native"``).
+    an unsupported dtype, an infinite value or a value too large for the methods'
+    sums of squares (the fit's rule, :func:`~sparseclust._data.stages.check_magnitudes`
+    on the new rows; ``check_magnitude=False``: left to the caller) raises; missing
+    values follow ``missing`` (``"raise"``, ``"drop"`` or ``"native"``).
 
     Examples
     --------
@@ -511,6 +529,10 @@ def transform_like(spec: VariableSpec, data: Any, *, missing: str = "raise") -> 
         if missing == "drop":
             dropped = miss
             num, codes = num[~miss], codes[~miss]
+    if check_magnitude:
+        check_magnitudes(
+            column_max_abs(num), spec.numeric_names, num.shape[0], len(spec.names), newdata=True
+        )
     return ColumnTable(
         np.ascontiguousarray(num),
         np.ascontiguousarray(codes),

@@ -24,6 +24,7 @@ import numpy as np
 from scipy import sparse
 
 from .._data.params import as_rng
+from .._data.stages import repair_sd
 from .._data.table import ColumnTable
 from .._engine.blocks import LocalBlocks, call_on_row, call_on_sample
 from .._engine.threads import single_blas_thread
@@ -474,12 +475,15 @@ def scaled_design(
     table: ColumnTable, scale: bool
 ) -> tuple[np.ndarray, list[str], tuple[np.ndarray | None, np.ndarray | None]]:
     """:func:`design_matrix` with the numeric variables standardised (sd with ddof=1;
-    a zero sd counts as 1) when ``scale``; returns ``(X, names, (center, sd))``."""
+    a zero sd counts as 1; a tiny one is computed from scaled deviations,
+    :func:`~sparseclust._data.stages.repair_sd`) when ``scale``; returns
+    ``(X, names, (center, sd))``."""
     center = sd = None
     if scale and table.numeric_names:
         num = table.numeric
         center = num.mean(axis=0)
         sd = num.std(axis=0, ddof=1) if num.shape[0] > 1 else np.ones(num.shape[1])
+        sd = repair_sd(num, center, sd)
         sd = np.where(sd > 0, sd, 1.0)
     X, names = design_matrix(table, center, sd)
     return X, names, (center, sd)

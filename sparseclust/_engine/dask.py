@@ -28,7 +28,7 @@ import pandas as pd
 
 from .._data.dtypes import _sorted_levels, densify
 from .._data.params import user_stacklevel
-from .._data.stages import warn_constant
+from .._data.stages import SMALL_SD, check_magnitudes, warn_constant
 from .._data.table import VariableSpec, build_table, is_dask_collection, transform_like
 from ..exceptions import PerformanceWarning
 from .blocks import LocalBlocks
@@ -471,7 +471,8 @@ def _evaluated(part: pd.DataFrame, spec: VariableSpec) -> pd.DataFrame:
 
 
 def _read_part(part: pd.DataFrame, spec: VariableSpec, missing: str) -> TypedPart:
-    t = transform_like(spec, part, missing=missing)
+    # the magnitudes are checked over all partitions (_check_read), not per partition
+    t = transform_like(spec, part, missing=missing, check_magnitude=False)
     return TypedPart(t.numeric, t.codes, part.index, t.dropped)
 
 
@@ -495,6 +496,17 @@ def _raw_stats(raw: TypedPart, n_levels: list[int]) -> _PartStats:
 def _sq_dev(raw: TypedPart, center: np.ndarray) -> np.ndarray:
     num = raw.num
     dev = np.where(np.isnan(num), 0.0, num - center)
+    return (dev * dev).sum(axis=0)
+
+
+def _max_dev(raw: TypedPart, center: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    dev = raw.num[:, cols] - center[cols]
+    return np.abs(np.where(np.isnan(dev), 0.0, dev)).max(axis=0, initial=0.0)
+
+
+def _sq_dev_scaled(raw: TypedPart, center: np.ndarray, cols: np.ndarray, top: np.ndarray):
+    dev = (raw.num[:, cols] - center[cols]) / top
+    dev = np.where(np.isnan(dev), 0.0, dev)
     return (dev * dev).sum(axis=0)
 
 
@@ -528,6 +540,7 @@ def _head_spec(formula, ddf, head, categorical, numeric, allow_categorical) -> A
         allow_categorical=allow_categorical,
         allow_constant=True,
         min_rows=1,
+        check_magnitude=False,  # checked over all partitions (_check_read)
     )
 
 
@@ -564,9 +577,10 @@ def _levels_over_parts(t0: Any, ddf: Any, head: pd.DataFrame, run: _Runner, part
 
 
 def _check_read(spec: VariableSpec, stats: list[_PartStats], constant: str) -> list[str]:
-    """Too few rows, numeric columns never observed, constant columns: as in memory.
-    Returns the constant columns to drop (``constant="drop"``); ``"raise"`` makes them
-    an error, ``"keep"`` keeps them."""
+    """Too few rows, numeric columns never observed, constant columns, columns too
+    large for the methods' sums of squares (over all rows, after the constant ones are
+    dropped): as in memory. Returns the constant columns to drop (``constant="drop"``);
+    ``"raise"`` makes them an error, ``"keep"`` keeps them."""
     n = int(sum(s.n for s in stats))
     P, Q = len(spec.numeric_names), len(spec.categorical_names)
     if n < 2:
@@ -579,6 +593,7 @@ def _check_read(spec: VariableSpec, stats: list[_PartStats], constant: str) -> l
     if empty:
         raise ValueError(f"Columns {empty} have no observed value; drop them.")
     if constant == "keep":
+        _check_magnitudes(spec, n, lo, hi, ())
         return []
     const = {c for j, c in enumerate(spec.numeric_names) if lo[j] == hi[j]}
     const |= {c for j, c in enumerate(spec.categorical_names) if (lv_counts[j] > 0).sum() <= 1}
@@ -593,7 +608,16 @@ def _check_read(spec: VariableSpec, stats: list[_PartStats], constant: str) -> l
             f"every column is constant (one distinct value): {ordered}; there is nothing "
             "to cluster on."
         )
+    _check_magnitudes(spec, n, lo, hi, ordered)
     return ordered
+
+
+def _check_magnitudes(spec: VariableSpec, n: int, lo, hi, drop: list[str] | tuple) -> None:
+    """The front's magnitude rule over all rows, on the columns kept."""
+    keep = [j for j, c in enumerate(spec.numeric_names) if c not in drop]
+    max_abs = np.maximum(np.abs(lo), np.abs(hi))[keep] if keep else np.zeros(0)
+    names = [spec.numeric_names[j] for j in keep]
+    check_magnitudes(max_abs, names, n, len(spec.names) - len(drop))
 
 
 def _keep_columns(raw: TypedPart, num: list[int], cat: list[int]) -> TypedPart:
@@ -707,11 +731,19 @@ def read_dask(
 
 
 def center_scale(rd: DaskRead) -> tuple[np.ndarray, np.ndarray]:
-    """Column means and sds (ddof=1) of the numeric variables over all rows."""
+    """Column means and sds (ddof=1) of the numeric variables over all rows (an sd
+    whose squared deviations underflow is recomputed from scaled deviations, as
+    :func:`~sparseclust._data.stages.repair_sd` does in memory; a zero sd counts as 1)."""
     cnt = rd.cnt
     center = rd.sum / cnt
     ss = np.sum(rd.run.map(_sq_dev, rd.raws, center), axis=0)
     sd = np.sqrt(ss / np.maximum(cnt - 1, 1))
+    small = np.flatnonzero((sd < SMALL_SD) & (cnt > 1))
+    if small.size:  # scale before squaring: a column of magnitude 1e-300 is standardised
+        top = np.max(rd.run.map(_max_dev, rd.raws, center, small), axis=0)
+        top = np.where(top > 0, top, 1.0)
+        ss = np.sum(rd.run.map(_sq_dev_scaled, rd.raws, center, small, top), axis=0)
+        sd[small] = top * np.sqrt(ss / (cnt[small] - 1))
     return center, np.where(sd > 0, sd, 1.0)
 
 

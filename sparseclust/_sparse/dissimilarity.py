@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from .._data.stages import repair_sd
 from .weights import project_weights
 
 __all__ = [
@@ -68,7 +69,8 @@ def prepare_matrix(
     """The matrix the dissimilarities are computed from (a new float64 array, NaN kept).
 
     ``scale=True`` standardises each feature (column: mean 0, sd 1, ddof=1, over its
-    observed values; constant columns are left centred). ``standardize_arrays=True``
+    observed values; constant columns are left centred; a tiny sd is computed from
+    scaled deviations, :func:`~sparseclust._data.stages.repair_sd`). ``standardize_arrays=True``
     then standardises each observation (row), as sparcl's ``standardize.arrays``.
     """
     X = np.array(num, dtype=np.float64, copy=True)
@@ -76,7 +78,7 @@ def prepare_matrix(
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             mu = np.nanmean(X, axis=0)
-            sd = np.nanstd(X, axis=0, ddof=1)
+            sd = repair_sd(X, mu, np.nanstd(X, axis=0, ddof=1))
         sd = np.where(np.isfinite(sd) & (sd > 0), sd, 1.0)
         X -= mu
         X /= sd

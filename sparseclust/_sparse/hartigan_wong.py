@@ -143,21 +143,40 @@ class HWResult:
 
 # ------------------------------------------------------------------------------ helpers
 def _as_data(x: Any) -> np.ndarray:
-    """float64 C-contiguous 2-D data (finiteness is checked on the squared row norms)."""
+    """float64 C-contiguous 2-D data, finite, with finite squared row norms.
+
+    The array functions (:func:`hartigan_wong`, ``lloyd``, ``kmeans_multi_start``)
+    check here; the block kernels trust their data (the public fronts refuse columns
+    too large for the sums of squares, ``_data.stages.check_magnitudes``)."""
     x = np.ascontiguousarray(x, dtype=np.float64)
     if x.ndim != 2:
         raise ValueError(f"x must be a 2-D array; got {x.ndim} dimension(s)")
     if x.shape[0] < 1:
         raise ValueError("x has no rows")
+    with np.errstate(over="ignore", invalid="ignore"):
+        q = np.einsum("ij,ij->i", x, x)
+    if not np.isfinite(q).all():
+        raise _not_finite(x)
     return x
 
 
-def _row_sq(x: np.ndarray) -> np.ndarray:
-    """Squared row norms; raises unless every entry is finite (and squares stay finite)."""
-    q = np.einsum("ij,ij->i", x, x)
-    if not np.isfinite(q).all():
-        raise ValueError("x must be finite (no NaN or infinite values, no overflow when squared)")
-    return q
+def _not_finite(x: np.ndarray) -> ValueError:
+    """The error naming the columns (0-based) with NaN or infinite values, else those
+    whose squares overflow the squared row norms."""
+    bad = np.flatnonzero(~np.isfinite(x).all(axis=0))
+    if bad.size:
+        return ValueError(
+            f"x must be finite: column(s) {bad.tolist()} (0-based) hold NaN or infinite "
+            "values; impute or drop them."
+        )
+    top = np.abs(x).max(axis=0)
+    big = np.flatnonzero(top > np.sqrt(np.finfo(np.float64).max / x.shape[1]))
+    big = big if big.size else np.array([int(np.argmax(top))])
+    return ValueError(
+        f"x column(s) {big.tolist()} (0-based) are too large: their squares overflow "
+        f"float64 (largest magnitude {float(top[big].max()):.3g}); rescale them, e.g. "
+        "divide each by its largest magnitude."
+    )
 
 
 def _as_centers(centers: Any, n: int, p: int) -> np.ndarray:
@@ -266,7 +285,6 @@ def _wss(x: np.ndarray, labels: np.ndarray, centers: np.ndarray) -> np.ndarray:
 
 def _one_cluster(x: np.ndarray) -> HWResult:
     """k == 1: R hands this to its MacQueen code, which returns the mean at once."""
-    _row_sq(x)
     labels = np.zeros(x.shape[0], dtype=np.int64)
     centers = _means(x, labels, 1)
     return HWResult(labels, centers, _wss(x, labels, centers), 1, True, 0)
@@ -296,7 +314,7 @@ class _Screen:
 
     def __init__(self, x: np.ndarray, coarse: bool = False) -> None:
         n, p = x.shape
-        xsq = _row_sq(x)
+        xsq = np.einsum("ij,ij->i", x, x)
         mu = x[:: max(1, x.shape[0] // 64)].mean(axis=0)  # the mean of <= 128 rows
         musq = float(mu @ mu)
         self.shift = musq > 0.25 * float(xsq.mean())

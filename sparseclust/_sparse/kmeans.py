@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from .._data.params import Int, as_rng, check_choice, check_int, check_number, rules
+from .._data.stages import repair_sd
 from .._data.table import empty_table, read_numeric, transform_like
 from .._engine.blocks import LocalBlocks
 from .._engine.dask import route_backend
@@ -290,7 +291,7 @@ def _read(x, data, numeric, categorical, missing, scale, min_rows):
     center = sd = None
     if scale:
         center = np.nanmean(X, axis=0)
-        sd = np.nanstd(X, axis=0, ddof=1)
+        sd = repair_sd(X, center, np.nanstd(X, axis=0, ddof=1))
         sd = np.where(sd > 0, sd, 1.0)
         X = (X - center) / sd
     if np.isnan(X).all(axis=1).any():

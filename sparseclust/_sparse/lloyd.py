@@ -33,7 +33,6 @@ from .hartigan_wong import (
     _check_max_iter,
     _empty_cluster_error,
     _one_cluster,
-    _row_sq,
     _Screen,
     _seq_cluster_sums,
     _seq_sqdist,
@@ -380,9 +379,9 @@ def nan_multi_start(
         states, _, _ = nan_lloyd_blocks(ex, start, view=view)
         states, _, wcss, _ = between_ss_blocks(ex, states, k, nan=True, view=view)
         wss = float(wcss.sum())
-        if wss < best_wss:
+        if best is None or wss < best_wss:  # a start is kept even if no wss is finite
             drop_states(ex, best)
-            best, best_wss = states, wss
+            best, best_wss = states, (wss if np.isfinite(wss) else np.inf)
         else:
             drop_states(ex, states)
     return best
@@ -437,7 +436,6 @@ def _label_dtype(k: int) -> type:
 
 def _k_ms_setup(block, offset, state, view, mu, S, k):
     z = _z(block, view)
-    _row_sq(z)  # finite, and finite when squared
     xs = z - mu
     xq = np.einsum("ij,ij->i", xs, xs)
     st = {
