@@ -5,8 +5,9 @@ standardises the numeric columns with the global means and sds, builds one
 :class:`~sparseclust._craft.core.CraftData` block per partition on the workers and
 sets the global column statistics on every block; the fit then runs the kernels of
 :mod:`sparseclust._craft.core` over them through the executor. :func:`sample_data`
-draws an in-memory sample of the prepared rows (K selection and lambda calibration
-on large data).
+draws an in-memory sample of the prepared rows (lambda calibration on large data, and
+the rows the automatic choice of K draws its ``k_sample_rows`` from: one rule with the
+in-memory path, :func:`~sparseclust._craft.select_k.k_sample`).
 """
 
 from __future__ import annotations

@@ -51,6 +51,9 @@ M_RULE = Number(min=0, max=1, min_inclusive=False, max_inclusive=False)
 RHO_RULE = Number(none=True)
 K_RULE = Int(min=1, none=True)
 ALPHA_RULE = Number(min=0, min_inclusive=False)
+#: Rows the automatic choice of K runs on at most (``k_sample_rows``): larger data
+#: choose K on a seeded subsample of this many rows, then fit on all rows.
+K_SAMPLE_ROWS = 5_000
 #: The settings a craft() result reports in ``params`` (with lambda and k).
 _PARAMS = ("m", "rho", "budget", "eps_c", "eps_v", "sigma_floor", "max_iter", "shuffle")
 
@@ -224,16 +227,17 @@ def _draws(
     generator: np.random.Generator,
     n_init: int,
     n_seeded: int,
-) -> tuple[float | None, list[Any], list[Any]]:
+) -> tuple[float | None, list[Any], list[Any], Any]:
     """The fit's draws from the caller's rng, in this order: the farthest-first lambda
     (first, so that it equals ``craft_lambda(..., rng=rng)``; None unless asked for),
     then the root of the restarts' seeds: (lambda, ``n_init`` seeds, ``n_seeded`` seeds
-    of the seeded runs)."""
+    of the seeded runs, the seed of the rows K is chosen on). The last is spawned after
+    the others, which it leaves as they were."""
     ff_lam = None
     if pen.method == "farthest_first":
         ff_lam = _singleton_lambda(d, pen.k, m, consts, generator)
     root = np.random.SeedSequence(int(generator.integers(2**63 - 1)))
-    return ff_lam, root.spawn(n_init), root.spawn(n_seeded)
+    return ff_lam, root.spawn(n_init), root.spawn(n_seeded), root.spawn(1)[0]
 
 
 def _sample(
@@ -261,17 +265,30 @@ def _fit_restarts(
     seeded: list[Any],
     n_jobs: int | None,
     ff_lam: float | None,
+    k_seed: Any = None,
+    calibrate: str = "sample",
 ) -> tuple[list[core.Fit], str, int | None, pd.DataFrame | None]:
     """Every restart of :func:`craft`: (runs, lam_method, k, k_selection). With neither
-    ``k`` nor ``lam`` K is chosen first (on the Dask sample when there is one), then
-    lambda calibrated to it; on Dask with ``calibrate="sample"`` lambda is calibrated
-    on the sample and the restarts run on all rows."""
+    ``k`` nor ``lam`` K is chosen first, on at most ``how.sample_rows`` rows drawn with
+    ``k_seed`` (:func:`~sparseclust._craft.select_k.k_sample`; of the Dask sample when
+    there is one), then every restart runs on all rows as ``craft(k=K)`` runs them; on
+    Dask with ``calibrate="sample"`` lambda is calibrated on the sample and the
+    restarts run on all rows."""
     k_selection, method = None, None
     if pen.method == "auto":
         on = prep if sample is None else replace(prep, data=sample)
-        k, k_selection = select_k.choose_k(on, settings, consts, how, seed=seeds[0], n_jobs=n_jobs)
+        k, k_selection = select_k.choose_k(
+            on,
+            settings,
+            consts,
+            how,
+            seed=seeds[0],
+            n_jobs=n_jobs,
+            sample_seed=k_seed,
+            n_obs=prep.data.n,
+        )
         pen, method = Penalty("calibrate", None, k), how.method
-    if pen.method == "calibrate" and sample is not None:
+    if pen.method == "calibrate" and sample is not None and calibrate == "sample":
         runs = restarts.calibrated_runs(
             prep.data, settings, consts, pen.k, seeds, n_jobs, seeded, sample=sample
         )
@@ -359,6 +376,7 @@ def craft_lambda(
     subsample=Number(min=0, max=1, min_inclusive=False, max_inclusive=False),
     n_refs=Int(min=1),
     k_rule=Choice(("Tibs2001SEmax", "firstSEmax", "globalmax")),
+    k_sample_rows=Int(min=2),
     n_jobs=Workers(),
     keep_data=Flag(),
     backend=Choice(("auto", "numpy", "dask")),
@@ -394,6 +412,7 @@ def craft(
     subsample: float = 0.8,
     n_refs: int = 5,
     k_rule: str = "Tibs2001SEmax",
+    k_sample_rows: int = K_SAMPLE_ROWS,
     n_jobs: int | None = None,
     keep_data: bool = True,
     backend: str = "auto",
@@ -469,7 +488,9 @@ def craft(
     shuffle : bool
         Visit points in a fresh random order each pass (default: data order).
     k_max : int
-        Largest K considered when K is chosen automatically.
+        Largest K considered when K is chosen automatically (at most half the rows K
+        is chosen on, and at least 2: a cluster needs two rows on average to have a
+        spread).
     k_method : {"stability", "gap"}
         How K is chosen with neither ``k`` nor ``lam`` (see Notes). ``"stability"``
         (default): a gap test of K = 1 against K = 2, then the K = 2..k_max whose
@@ -483,6 +504,17 @@ def craft(
     k_rule : {"Tibs2001SEmax", "firstSEmax", "globalmax"}
         How the gap curve picks K with ``k_method="gap"`` (R's ``cluster::maxSE``
         rules).
+    k_sample_rows : int
+        K is chosen automatically on at most this many rows: on larger data on a
+        seeded uniform subsample of them (drawn from ``rng``), after which the
+        restarts at the K chosen run on all rows, exactly as ``craft(k=K)`` runs
+        them. ``k_selection.attrs`` records the rows used (``rows``, ``n_obs``) and
+        the print says so. The default 5,000 keeps every data set of
+        ``benchmarks/craft_k_selection.py`` (at most 4,601 rows) on all its rows;
+        the choice costs about ``2 n_pairs (k_max - 1)`` subsample fits whatever
+        the data's size (``benchmarks/craft_auto_k.py``). On Dask the subsample is
+        drawn from the in-memory sample of ``sample_rows`` rows (the same rows as
+        in memory when all rows fit in that sample).
     n_jobs : int, optional
         Parallel restarts with joblib (None, the default: in this process; on Adult's
         45,222 rows the restarts take about 0.6 s, less than starting and feeding
@@ -502,7 +534,9 @@ def craft(
         that lands on another number of clusters - the one documented difference
         from the in-memory result; ``"full"``: calibrate on all rows, which gives the
         in-memory result exactly. The automatic choice of K (neither ``k`` nor
-        ``lam``) runs on the sample (its subsample fits and gap test alike).
+        ``lam``) runs on that sample, or on ``k_sample_rows`` rows of it
+        (its subsample fits and gap test alike); the restarts at the K chosen then
+        run as with ``k=K``.
     sample_rows : int
         Rows of that sample.
     rng : None, int or Generator
@@ -563,7 +597,9 @@ def craft(
     clusters for 2 classes; Splice 1 for 3, its calibrated 2-cluster fit isolating a
     single point). K = 1 is decided by the gap test because stability cannot judge it
     (one cluster always agrees with itself). Cost: about ``2 n_pairs (k_max - 1)``
-    fits on ``subsample`` of the rows, in parallel with ``n_jobs``.
+    fits on ``subsample`` of the rows, in parallel with ``n_jobs``; on data of more
+    than ``k_sample_rows`` rows all of it runs on a seeded subsample of that many
+    rows, and only the final restarts (as ``craft(k=K)``) on all rows.
 
     Examples
     --------
@@ -602,7 +638,7 @@ def craft(
     consts = core.craft_constants(m, rho)
     # the fit
     n_init, n_seeded = _restart_counts(n_init, n_seeded, n_obs * len(table.names))
-    ff_lam, seeds, seeded = _draws(prep.data, pen, m, consts, generator, n_init, n_seeded)
+    ff_lam, seeds, seeded, k_seed = _draws(prep.data, pen, m, consts, generator, n_init, n_seeded)
     how = select_k.KChoice(
         method=k_method,
         k_max=min(k_max, n_obs),
@@ -611,10 +647,11 @@ def craft(
         n_pairs=n_pairs,
         subsample=subsample,
         rule=k_rule,
+        sample_rows=k_sample_rows,
     )
     sample = _sample(dask_prep, pen, calibrate, sample_rows, seeds[0])
     runs, method, k_wanted, k_selection = _fit_restarts(
-        prep, sample, pen, settings, consts, how, seeds, seeded, n_jobs, ff_lam
+        prep, sample, pen, settings, consts, how, seeds, seeded, n_jobs, ff_lam, k_seed, calibrate
     )
     return conclude(
         runs,

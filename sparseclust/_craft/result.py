@@ -61,7 +61,9 @@ class CraftResult(ClusterResult):
         ``k``, ``stability`` and ``sd_stability`` (mean and sd of the adjusted Rand
         index over subsample pairs, K >= 2), ``gap`` and ``sd_gap`` (K = 1 and 2 for
         the stability method's test, every K for ``k_method="gap"``, which also
-        gives ``nll`` and ``ref_nll``) and ``chosen``.
+        gives ``nll`` and ``ref_nll``) and ``chosen``. Its ``attrs`` record ``rows``
+        (the rows K was chosen on: a seeded subsample of ``k_sample_rows`` rows of
+        larger data), ``n_obs`` (the data's rows) and ``k_method``.
     """
 
     selected: pd.DataFrame
@@ -115,6 +117,8 @@ class CraftResult(ClusterResult):
             lines.append(f"  ... {len(sel) - 6} more clusters")
         if self.k is not None and self.k != self.n_clusters:
             lines.append(f"Asked for k={self.k}; got {self.n_clusters} clusters.")
+        if self._k_subsample():
+            lines.append(f"{self._k_subsample()}; the clusters were fitted on all rows.")
         if self._chosen_run().startswith("seeded"):
             lines.append(
                 f"Reported run: {self._chosen_run()}, at the smallest lambda where it is "
@@ -197,6 +201,16 @@ class CraftResult(ClusterResult):
             return str(len(self.restarts))
         return " + ".join(f"{n} {kind}" for kind, n in counts.items())
 
+    def _k_subsample(self) -> str:
+        """``"K = 4 chosen on a subsample of 5,000 of 2,000,000 rows (stability)"`` when
+        K was chosen automatically on a subsample (``k_sample_rows``), else ``""``."""
+        tab = self.k_selection
+        rows, n_obs = (tab.attrs.get("rows"), tab.attrs.get("n_obs")) if tab is not None else (0, 0)
+        if not rows or not n_obs or rows >= n_obs:
+            return ""
+        how = tab.attrs.get("k_method", self.lam_method)
+        return f"K = {self.k} chosen on a subsample of {rows:,} of {n_obs:,} rows ({how})"
+
     def _chosen_run(self) -> str:
         """Kind and number of the restart reported, e.g. ``"seeded (restart 4)"``."""
         r = self.restarts
@@ -248,6 +262,11 @@ class CraftResult(ClusterResult):
             notes.append(f"K = {self.k} was chosen automatically: {how}. See k_selection.")
         elif tab is not None:
             notes.append(f"K = {self.k} was chosen by the gap statistic. See k_selection.")
+        if self._k_subsample():
+            notes.append(
+                f"{self._k_subsample()}, a seeded uniform subsample (k_sample_rows); the "
+                f"restarts at k = {self.k} then ran on all rows, as craft(k={self.k}) runs them."
+            )
         if self.restarts["kind"][self.restarts["chosen"]].eq("seeded").any():
             notes.append(
                 f"The run reported is a seeded {self.n_clusters}-cluster run (k-means++-style "

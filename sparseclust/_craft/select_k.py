@@ -3,14 +3,17 @@
 ``k_method="stability"`` (:func:`stability_select`): a gap test of K = 1 against
 K = 2, then the K whose clustering is best reproduced across pairs of subsamples;
 ``k_method="gap"`` (:func:`gap_select`): the gap statistic on the model's negative
-log-likelihood over K = 1..k_max. :func:`choose_k` runs the one asked for.
+log-likelihood over K = 1..k_max. :func:`choose_k` runs the one asked for, on at
+most ``k_sample_rows`` rows (:func:`k_sample`: a seeded uniform subsample of larger
+data, in memory and on Dask alike) and over at most half as many K as rows
+(:func:`k_cap`).
 """
 
 from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -24,9 +27,12 @@ from .prepared import Prepared
 
 __all__ = [
     "KChoice",
+    "adjusted_rand",
     "best_nll",
     "choose_k",
     "gap_select",
+    "k_cap",
+    "k_sample",
     "ref_curve",
     "stability_choice",
     "stability_select",
@@ -54,6 +60,9 @@ class KChoice:
         Stability: the fraction of rows in each subsample.
     rule : str
         The gap rule of ``k_method="gap"`` (``k_rule``).
+    sample_rows : int or None
+        K is chosen on a seeded uniform subsample of this many rows of larger data
+        (``k_sample_rows``; None: on all rows).
     """
 
     method: str
@@ -63,6 +72,35 @@ class KChoice:
     n_pairs: int
     subsample: float
     rule: str
+    sample_rows: int | None = None
+
+
+def k_cap(n: int) -> int:
+    """The largest K worth considering on ``n`` rows: half of them (at least 2). Each
+    cluster then has two rows on average; a cluster of one row has no spread (sigma =
+    1) and a subsample fit at K near ``n`` reproduces nothing but costs as much as any.
+
+    Examples
+    --------
+    >>> k_cap(10), k_cap(16), k_cap(3)
+    (5, 8, 2)
+    """
+    return max(2, n // 2)
+
+
+def k_sample(
+    d: core.CraftData, max_rows: int | None, seed: np.random.SeedSequence
+) -> core.CraftData:
+    """The rows K is chosen on: all of ``d`` when it has at most ``max_rows`` rows,
+    else a uniform subsample of ``max_rows`` rows without replacement, in data order,
+    drawn with ``default_rng(seed)`` (same global statistics: standardisation, level
+    shares, the sd floor's reference). One rule in memory and on Dask, where ``d`` is
+    the backend's in-memory sample (all rows when they fit in it, so that the Dask
+    choice draws the rows the in-memory one draws)."""
+    if max_rows is None or d.n <= max_rows:
+        return d
+    rows = np.sort(np.random.default_rng(seed).choice(d.n, size=max_rows, replace=False))
+    return core.take_rows(d, rows)
 
 
 def choose_k(
@@ -73,16 +111,31 @@ def choose_k(
     *,
     seed: np.random.SeedSequence,
     n_jobs: int | None,
+    sample_seed: np.random.SeedSequence | None = None,
+    n_obs: int | None = None,
 ) -> tuple[int, pd.DataFrame]:
-    """(K, its criterion table) by the method of ``how``."""
+    """(K, its criterion table) by the method of ``how``, on :func:`k_sample` of
+    ``prep.data`` (drawn with ``sample_seed``) and K at most :func:`k_cap` of its rows.
+    The table's ``attrs`` record ``rows`` (the rows K was chosen on), ``n_obs`` (the
+    data's rows: ``n_obs``, else those of ``prep.data``) and ``k_method``."""
+    n_obs = prep.data.n if n_obs is None else n_obs
+    if sample_seed is not None:
+        prep = replace(prep, data=k_sample(prep.data, how.sample_rows, sample_seed))
     common: dict[str, Any] = dict(
-        k_max=how.k_max, n_refs=how.n_refs, seed=seed, n_jobs=n_jobs, n_restarts=how.n_restarts
+        k_max=min(how.k_max, k_cap(prep.data.n)),
+        n_refs=how.n_refs,
+        seed=seed,
+        n_jobs=n_jobs,
+        n_restarts=how.n_restarts,
     )
     if how.method == "gap":
-        return gap_select(prep, settings, consts, rule=how.rule, **common)
-    return stability_select(
-        prep, settings, consts, n_pairs=how.n_pairs, subsample=how.subsample, **common
-    )
+        k, table = gap_select(prep, settings, consts, rule=how.rule, **common)
+    else:
+        k, table = stability_select(
+            prep, settings, consts, n_pairs=how.n_pairs, subsample=how.subsample, **common
+        )
+    table.attrs.update(rows=int(prep.data.n), n_obs=int(n_obs), k_method=how.method)
+    return k, table
 
 
 # -------------------------------------------------------------------- gap statistic
@@ -331,8 +384,6 @@ def _pair_agreement(
     """(n_pairs, len(ks)): the adjusted Rand index between the assignments of the two
     subsamples (``size`` rows each) of each pair at each K (NaN where either fit
     missed K); each subsample fitted with ``fits = (n_restarts, n_seeded)``."""
-    from sklearn.metrics import adjusted_rand_score
-
     tasks: list[restarts.Task] = []
     cells = []
     for b, ps in enumerate(pair_root.spawn(n_pairs)):
@@ -350,5 +401,34 @@ def _pair_agreement(
         got.setdefault((b, j), []).append(lab)
     for (b, j), (la, lb) in got.items():
         if la is not None and lb is not None:
-            ari[b, j] = adjusted_rand_score(la, lb)
+            ari[b, j] = adjusted_rand(la, lb)
     return ari
+
+
+def adjusted_rand(a: np.ndarray, b: np.ndarray) -> float:
+    """The adjusted Rand index of two labelings by non-negative integer codes, in exact
+    integer arithmetic then one division: the value (bit for bit) of
+    ``sklearn.metrics.adjusted_rand_score``, without importing scikit-learn (seconds,
+    more than the whole choice of K on small data).
+
+    Examples
+    --------
+    >>> adjusted_rand(np.array([0, 0, 1, 2]), np.array([0, 0, 1, 1]))
+    0.5714285714285714
+    >>> adjusted_rand(np.array([0, 0, 1, 1]), np.array([1, 1, 0, 0]))
+    1.0
+    """
+    a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
+    n = int(a.size)
+    nb = int(b.max()) + 1 if n else 1
+    table = np.bincount(a * nb + b).astype(np.int64)
+    sq = int((table * table).sum())
+    rows = np.bincount(a).astype(np.int64)
+    cols = np.bincount(b).astype(np.int64)
+    tp = sq - n
+    fp = int((cols * cols).sum()) - sq  # pairs together in b only
+    fn = int((rows * rows).sum()) - sq  # together in a only
+    tn = n * n - fp - fn - sq
+    if fn == 0 and fp == 0:
+        return 1.0
+    return 2.0 * (tp * tn - fn * fp) / ((tp + fn) * (fn + tn) + (tp + fp) * (fp + tn))

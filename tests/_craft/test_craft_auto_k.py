@@ -1,0 +1,195 @@
+"""craft() with K chosen automatically (neither ``k`` nor ``lam``): candidates capped by
+the rows, the adjusted Rand index without scikit-learn, and on data over
+``k_sample_rows`` the choice on a seeded subsample, then the restarts on all rows
+exactly as ``craft(k=K)`` runs them (issue 22, item 8)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from sparseclust import craft
+from sparseclust._craft import core as core
+from sparseclust._craft.select_k import adjusted_rand, k_cap, k_sample
+from sparseclust.metrics import purity
+from sparseclust.simulate import craft_fig2c
+
+#: Few fits: these tests are about where K is chosen, not how well.
+FAST = dict(k_max=4, n_pairs=2, n_refs=2, n_init=2)
+
+
+def mixed(n: int, seed: int = 0) -> pd.DataFrame:
+    """4 numeric + 2 categorical columns, 3 clusters."""
+    rng = np.random.default_rng(seed)
+    g = rng.integers(3, size=n)
+    df = pd.DataFrame({f"x{j}": rng.normal(size=n) + 3.0 * (g == j % 3) for j in range(4)})
+    for j in range(2):
+        hit = rng.random(n) < 0.8
+        df[f"c{j}"] = pd.Categorical(np.where(hit, g, rng.integers(3, size=n)).astype(str))
+    return df
+
+
+# ------------------------------------------------------------ the adjusted Rand index
+def test_adjusted_rand_is_sklearns_bit_for_bit():
+    sk = pytest.importorskip("sklearn.metrics")
+    rng = np.random.default_rng(0)
+    pairs = [
+        (np.zeros(5, int), np.zeros(5, int)),  # one cluster each: full agreement
+        (np.arange(6), np.arange(6)),  # singletons
+        (np.array([0]), np.array([0])),
+        (np.array([0, 0, 1, 1]), np.array([0, 1, 0, 1])),
+        (np.array([0, 0, 0, 0]), np.array([0, 1, 2, 3])),
+        (np.array([3, 3, 5, 5]), np.array([0, 0, 7, 7])),  # codes with gaps
+    ]
+    for _ in range(200):
+        n = int(rng.integers(2, 400))
+        a, b = rng.integers(rng.integers(1, 9), size=n), rng.integers(rng.integers(1, 9), size=n)
+        pairs.append((a, np.where(rng.random(n) < 0.5, a, b)))
+    for a, b in pairs:
+        assert adjusted_rand(a, b) == sk.adjusted_rand_score(a, b)
+
+
+def test_the_choice_of_k_imports_no_sklearn():
+    """scikit-learn's import costs seconds, more than the whole choice on small data."""
+    code = (
+        "import sys, numpy as np, pandas as pd, sparseclust as sc\n"
+        "r = np.random.default_rng(0)\n"
+        "X = pd.DataFrame(r.normal(size=(24, 3)), columns=list('abc'))\n"
+        "fit = sc.craft(X, k_max=3, n_pairs=1, n_refs=1, n_init=1, rng=0)\n"
+        "assert fit.k_selection is not None\n"
+        "print('sklearn' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+# ------------------------------------------------------------- candidates and rows
+def test_k_candidates_stop_at_half_the_rows():
+    """10 rows: K = 2..5, not 2..8 (K = 8 on a subsample of 8 rows is 8 singletons)."""
+    df = mixed(10)
+    for method, first in (("stability", 1), ("gap", 1)):
+        fit = craft(df, m=0.5, k_method=method, n_pairs=1, n_refs=2, n_init=2, rng=0)
+        assert fit.k_selection["k"].tolist() == list(range(first, k_cap(10) + 1))
+        assert fit.k <= 5
+    assert k_cap(2) == 2 and k_cap(17) == 8
+
+
+def test_small_data_results_unchanged():
+    """Up to 5,000 rows (and from 16) the choice is that of earlier versions: the
+    numbers below were printed by the code before issue 22."""
+    fit = craft(mixed(120), m=0.5, **FAST, rng=0)
+    tab = fit.k_selection
+    assert fit.k == 2 and fit.lam == 10.224867610897869
+    assert fit.neg_loglik == 368.0076473627971
+    np.testing.assert_array_equal(
+        tab["stability"], [np.nan, 0.9007399257486974, 0.7734464290266168, 0.5730812897604668]
+    )
+    np.testing.assert_array_equal(
+        tab["sd_stability"],
+        [np.nan, 0.03157029992887511, 0.009525391847118703, 0.14146831448934827],
+    )
+    np.testing.assert_array_equal(tab["gap"], [0.0, 0.8046342892103504, np.nan, np.nan])
+    assert tab.attrs == {"gap_test": "K > 1", "rows": 120, "n_obs": 120, "k_method": "stability"}
+    assert "subsample of" not in repr(fit)
+
+
+def test_k_sample_rule():
+    d = core.prepare(
+        np.random.default_rng(0).normal(size=(50, 2)),
+        np.zeros((50, 1), dtype=np.int64),
+        [2],
+        alpha=0.01,
+    )
+    seed = np.random.SeedSequence(5)
+    assert k_sample(d, 50, seed) is d and k_sample(d, None, seed) is d
+    sub = k_sample(d, 20, seed)
+    rows = np.sort(np.random.default_rng(np.random.SeedSequence(5)).choice(50, 20, replace=False))
+    assert sub.n == 20
+    np.testing.assert_array_equal(sub.X0, d.X0[rows])
+    assert sub.col_mean is d.col_mean and sub.col_sd is d.col_sd  # the data's statistics
+    np.testing.assert_array_equal(k_sample(d, 20, np.random.SeedSequence(5)).X0, sub.X0)
+
+
+# ---------------------------------------------------- a subsample, then all rows
+def test_k_chosen_on_a_subsample_then_fitted_on_all_rows():
+    sim = craft_fig2c(rng=0)
+    before = sim.data.copy()
+    fit = craft(sim.data, m=1 / 3, k_sample_rows=100, **FAST, rng=0)
+    assert sim.data.equals(before)
+    att = fit.k_selection.attrs
+    assert (att["rows"], att["n_obs"], att["k_method"]) == (100, 300, "stability")
+    assert fit.k == 3 == fit.n_clusters and purity(sim.labels, fit.labels) == 1.0
+    line = "K = 3 chosen on a subsample of 100 of 300 rows (stability)"
+    assert line in repr(fit)
+    assert line in str(fit.summary())
+    # the restarts are craft(k=K)'s, bit for bit
+    ref = craft(sim.data, m=1 / 3, k=3, n_init=FAST["n_init"], rng=0)
+    pd.testing.assert_series_equal(fit.labels, ref.labels)
+    assert fit.lam == ref.lam and fit.neg_loglik == ref.neg_loglik
+    pd.testing.assert_frame_equal(fit.restarts, ref.restarts)
+    # seeded: the same rows again, other rows with another rng
+    again = craft(sim.data, m=1 / 3, k_sample_rows=100, **FAST, rng=0)
+    pd.testing.assert_frame_equal(again.k_selection, fit.k_selection)
+    other = craft(sim.data, m=1 / 3, k_sample_rows=100, **FAST, rng=1)
+    assert not other.k_selection["stability"].equals(fit.k_selection["stability"])
+
+
+def test_gap_method_on_a_subsample():
+    sim = craft_fig2c(rng=1)
+    fit = craft(sim.data, m=1 / 3, k_method="gap", k_sample_rows=120, **FAST, rng=1)
+    assert fit.k_selection.attrs["rows"] == 120 and fit.k_selection["k"].max() == 4
+    assert "rows (gap)" in repr(fit)
+
+
+def test_k_sample_rows_is_checked():
+    with pytest.raises(ValueError, match="k_sample_rows"):
+        craft(mixed(30), k_sample_rows=1)
+
+
+# --------------------------------------------------------------------------- Dask
+@pytest.mark.filterwarnings("ignore::sparseclust.exceptions.PerformanceWarning")
+def test_dask_draws_the_rows_memory_draws():
+    """One rule: when the rows fit in the Dask sample (``sample_rows``), the K choice on
+    Dask runs on the rows the in-memory choice runs on; the restarts then run as
+    ``craft(k=K)`` runs them (with ``calibrate="full"``: the in-memory fit)."""
+    dask = pytest.importorskip("dask")
+    pytest.importorskip("dask.dataframe")
+    sim = craft_fig2c(rng=0)
+    ref = craft(sim.data, m=1 / 3, k_sample_rows=100, **FAST, rng=0)
+    with dask.config.set(scheduler="synchronous"):
+        got = craft(
+            sim.data, m=1 / 3, k_sample_rows=100, **FAST, backend="dask", calibrate="full", rng=0
+        )
+    assert got.k == ref.k and got.k_selection.attrs == ref.k_selection.attrs
+    pd.testing.assert_frame_equal(got.k_selection, ref.k_selection, rtol=1e-9)
+    assert got.lam_method == "stability" and got.lam == pytest.approx(ref.lam, rel=1e-9)
+    np.testing.assert_array_equal(got.labels.compute().to_numpy(), ref.labels.to_numpy())
+    # K chosen on a smaller Dask sample; calibrate="full" still calibrates on all rows
+    # (it calibrated on the sample before: lambda 26.87 instead of 25.77 here)
+    with dask.config.set(scheduler="synchronous"):
+        got = craft(
+            sim.data, m=1 / 3, **FAST, backend="dask", calibrate="full", sample_rows=150, rng=0
+        )
+    assert got.k_selection.attrs["rows"] == 150 and got.k == 3
+    given = craft(sim.data, m=1 / 3, k=3, n_init=FAST["n_init"], rng=0)
+    assert got.lam == pytest.approx(given.lam, rel=1e-9)
+    np.testing.assert_array_equal(got.labels.compute().to_numpy(), given.labels.to_numpy())
+
+
+# --------------------------------------------------------------------------- large
+@pytest.mark.slow
+def test_default_subsample_on_larger_data():
+    """12,000 rows: K chosen on the default 5,000 of them, the fit on all."""
+    rng = np.random.default_rng(0)
+    sims = [craft_fig2c(rng=s) for s in range(40)]
+    df = pd.concat([s.data for s in sims], ignore_index=True)
+    truth = np.concatenate([s.labels for s in sims])
+    fit = craft(df, m=1 / 3, k_max=4, n_pairs=2, n_refs=2, rng=rng)
+    att = fit.k_selection.attrs
+    assert (att["rows"], att["n_obs"]) == (5000, 12000)
+    assert fit.k == 3 and purity(truth, fit.labels) == 1.0
+    assert "K = 3 chosen on a subsample of 5,000 of 12,000 rows (stability)" in repr(fit)
