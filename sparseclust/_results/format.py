@@ -113,10 +113,30 @@ def _same(a: Any, b: Any) -> bool:
         return False
 
 
+def _plain(v: Any) -> Any:
+    """``v`` with numpy scalars, also inside lists, tuples and dicts, as Python numbers
+    (so ``[np.float64(3.0)]`` prints as ``[3.0]``, as the user wrote it)."""
+    if isinstance(v, np.generic):
+        return v.item()
+    if isinstance(v, list | tuple):
+        out = [_plain(e) for e in v]
+        return out if isinstance(v, list) else tuple(out)
+    if isinstance(v, dict):
+        return {_plain(a): _plain(b) for a, b in v.items()}
+    return v
+
+
 def _short_repr(v: Any) -> str:
+    """The ``Call:`` line's text of an argument.
+
+    Examples
+    --------
+    >>> _short_repr([np.float64(3.0), np.int64(2)]), _short_repr((np.float32(0.5),))
+    ('[3.0, 2]', '(0.5,)')
+    """
     if isinstance(v, np.random.Generator):
         return "<Generator>"
     if isinstance(v, pd.DataFrame | np.ndarray | pd.Series):
         return f"<{type(v).__name__} {'x'.join(map(str, np.shape(v)))}>"
-    r = repr(v)
+    r = repr(_plain(v))
     return r if len(r) <= 60 else r[:57] + "..."

@@ -171,3 +171,16 @@ def test_sparse_hclust_golden(golden):
 
     fit = sparse_hclust(_reference_x(), wbound=5, weights="sparcl", k=3, niter=50)
     golden("sparse_hclust_sim3_repr", repr(fit))
+
+
+def test_call_line_prints_numpy_numbers_as_written():
+    """A list (or tuple, dict) of numpy scalars reads 3.0 on the Call: line, not np.float64(3.0)."""
+    from sparseclust import kmeans_sparse_permute
+    from sparseclust.simulate import sparse_sim
+
+    X = sparse_sim(n_per_cluster=5, p=6, q=2, rng=0).data
+    bounds = list(np.linspace(1.5, 2.0, 2))  # np.float64 elements
+    assert type(bounds[0]) is np.float64
+    perm = kmeans_sparse_permute(X, 2, wbounds=bounds, nperms=2, nstart=2, max_iter=20, rng=0)
+    assert "wbounds=[1.5, 2.0]" in perm.call
+    assert "np." not in perm.call and "float64" not in perm.call
