@@ -1,4 +1,5 @@
-"""The README's set-up commands and its Python example stay true."""
+"""The README's set-up commands and its Python example stay true, and so do the user
+guide's tested snippets (automatic K, the Dask scripts), which moved there from it."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ matplotlib.use("Agg")
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
+CHOOSING_K = (ROOT / "docs" / "guide" / "choosing-k.md").read_text()
+DASK = (ROOT / "docs" / "guide" / "dask.md").read_text()
 
 
 def test_ci_runs_the_readme_test_command():
@@ -42,12 +45,13 @@ def test_python_example_runs_and_prints_what_readme_shows(capsys):
 
 
 def test_craft_method_example_chooses_k():
-    """The CRAFT snippet of "One example per method", automatic K included."""
+    """The CRAFT snippet of the guide's "Choosing the number of clusters", automatic K
+    included."""
     code = next(
-        b for b in re.findall(r"```python\n(.*?)```", README, re.S) if "craft_fig2a(rng=0)" in b
+        b for b in re.findall(r"```python\n(.*?)```", CHOOSING_K, re.S) if "craft_fig2a(rng=0)" in b
     )
     namespace: dict = {}
-    exec(compile(code, "README.md", "exec"), namespace)  # noqa: S102
+    exec(compile(code, "choosing-k.md", "exec"), namespace)  # noqa: S102
     assert namespace["fit"].selected.sum(axis=1).tolist() == [8, 8, 8]
     assert namespace["auto"].n_clusters == 3
     assert namespace["ax"].get_ylabel() == "stability across subsamples"
@@ -56,12 +60,12 @@ def test_craft_method_example_chooses_k():
 def _dask_scripts() -> list[str]:
     return [
         b
-        for b in re.findall(r"```python\n(.*?)```", README, re.S)
+        for b in re.findall(r"```python\n(.*?)```", DASK, re.S)
         if "LocalCluster" in b and 'if __name__ == "__main__":' in b
     ]
 
 
-def test_readme_has_both_dask_scripts():
+def test_dask_guide_has_both_scripts():
     scripts = _dask_scripts()
     assert len(scripts) == 2
     assert "fit.labels.compute()" in scripts[0]
