@@ -22,7 +22,7 @@ import pandas as pd
 
 from .._data.params import Choice, Int, as_rng, check_int, rules, user_stacklevel
 from .._data.table import ColumnTable, read_numeric
-from .._engine.parallel import run_parallel
+from .._engine.parallel import run_shared
 from .._results.base import ClusterResult, labels_series
 from .._results.format import call_string, fmt
 from .._results.summary import Summary
@@ -867,9 +867,14 @@ def _null_observations(
 ) -> list[list[float]]:
     """Objectives per permutation (each column of ``X`` permuted by its generator) and
     bound, in parallel with joblib."""
-    tasks = [(X, g, wbounds, dissimilarity, weights, niter, block_size) for g in gens]
-    return run_parallel(
-        _permuted_observations_task, tasks, n_jobs=n_jobs, progress=progress, desc="permutations"
+    tasks = [(g, wbounds, dissimilarity, weights, niter, block_size) for g in gens]
+    return run_shared(
+        _permuted_observations_task,
+        X,
+        tasks,
+        n_jobs=n_jobs,
+        progress=progress,
+        desc="permutations",
     )
 
 

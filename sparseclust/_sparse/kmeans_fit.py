@@ -19,7 +19,7 @@ import numpy as np
 
 from .._data.params import user_stacklevel
 from .._engine.blocks import LocalBlocks
-from .._engine.parallel import run_parallel
+from .._engine.parallel import run_shared
 from .._engine.threads import single_blas_thread
 from ..exceptions import ConvergenceWarning
 from .kmeans_core import SparseKMeansFit, initial_blocks, sparse_kmeans_blocks
@@ -178,12 +178,14 @@ def run_permutations(
     progress: bool,
 ) -> PermutationRuns:
     """The fits on ``X`` and on one permuted copy per row of ``seeds`` (permutation seed,
-    fit seed), in parallel with joblib."""
+    fit seed), in parallel (:func:`~sparseclust._engine.parallel.run_shared`: forked
+    workers read ``X`` from this process's memory)."""
     # The fits on the data are one more task of the batch: it runs beside the permutations.
-    outs, *perm = run_parallel(
+    outs, *perm = run_shared(
         _perm_task,
-        [(X, k, wb, settings, None, seed_real)]
-        + [(X, k, wb, settings, int(a), int(b)) for a, b in seeds],
+        X,
+        [(k, wb, settings, None, seed_real)]
+        + [(k, wb, settings, int(a), int(b)) for a, b in seeds],
         n_jobs=n_jobs,
         progress=progress,
         desc="permutations",

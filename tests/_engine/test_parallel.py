@@ -1,0 +1,50 @@
+"""run_shared: forked workers read the shared data from the parent; results in task order."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from sparseclust._engine.parallel import _fork_available, run_parallel, run_shared, worker_count
+
+
+def _task(shared, i, scale):
+    return float(shared[i].sum() * scale), os.getpid()
+
+
+def _blas_threads(shared):
+    from threadpoolctl import threadpool_info
+
+    return max((m["num_threads"] for m in threadpool_info() if m["user_api"] == "blas"), default=1)
+
+
+def test_results_in_task_order_for_any_n_jobs():
+    X = np.arange(40.0).reshape(10, 4)
+    tasks = [(i, 2.0) for i in range(10)]
+    serial = run_shared(_task, X, tasks, n_jobs=1)
+    par = run_shared(_task, X, tasks, n_jobs=2)
+    assert [v for v, _ in par] == [v for v, _ in serial] == [2.0 * X[i].sum() for i in range(10)]
+    if _fork_available():
+        assert {pid for _, pid in par} - {os.getpid()}  # ran in other processes
+
+
+@pytest.mark.skipif(not _fork_available(), reason="forked workers on Linux only")
+def test_workers_run_one_blas_thread():
+    assert run_shared(_blas_threads, None, [(), ()], n_jobs=2) == [1, 1]
+
+
+def test_worker_count():
+    assert worker_count(None, 5) == 1 and worker_count(1, 5) == 1
+    assert worker_count(4, 2) == 2 and worker_count(2, 10) == 2
+    assert worker_count(-1, 100) == (os.cpu_count() or 1)
+
+
+def test_errors_in_a_worker_reach_the_caller():
+    with pytest.raises(IndexError):
+        run_shared(_task, np.zeros((2, 2)), [(0, 1.0), (5, 1.0)], n_jobs=2)
+
+
+def test_run_parallel_unchanged():
+    assert run_parallel(max, [(1, 2), (5, 3)], n_jobs=2) == [2, 5]
