@@ -90,6 +90,7 @@ __all__ = [
     "PathRecord",
     "admm_fit",
     "canonical_labels",
+    "check_magnitude",
     "clustering_path",
     "components_solution",
     "default_nus",
@@ -99,6 +100,7 @@ __all__ = [
     "knn_sparsify",
     "labels_from_edges",
     "ledoit_wolf_similarity",
+    "magnitude_limit",
     "objective",
     "quad_penalty",
     "z_update",
@@ -144,6 +146,83 @@ CERT_TRY_ITER = 300
 CERT_ADMM_ITER = 50
 #: B-step line search: function differences below ``FROUND max(|f|, 1)`` are roundoff.
 FROUND = 1e-12
+#: B-step line search: the step is halved at most this many times (down to 2^-34,
+#: below 1e-10), so one quasi-Newton iteration costs at most ``LS_MAX_HALVINGS + 1``
+#: evaluations.
+LS_MAX_HALVINGS = 34
+#: Quasi-Newton iterations of one ADMM B-step (:func:`_qn`, see :func:`_qn_cap`), by
+#: preconditioner. Measured on ordinary data (the section-4 designs, n = 40..4000,
+#: d = 12..400; separable classes, 8 classes, raw Wine and Spambase): dense at most
+#: 31 (17 evaluations), low rank at most 160; the diagonal one ((d + 1) c >
+#: DENSE_MAX and n > d) hundreds to thousands (n = 800, d = 400: 100-600, some reach
+#: 5000, its cap before). A B-step that reaches its cap (or stops at its numerical
+#: floor, never seen on ordinary data) ends the ADMM of that ``nu`` unconverged
+#: (``AdmmResult.inner_stalled``): the next ones would stall alike (a covariate at
+#: 1e10 beside unit ones: 5000 iterations of ~30 evaluations each, for each of
+#: ``max_iter`` ADMM iterations, was a hang; at 5e17 with 5 rows every B-step found
+#: no descent at once, and 1000 such ADMM iterations took 1 s per ``nu``).
+QN_MAX_ITER_DENSE = 200
+QN_MAX_ITER_LOWRANK = 1000
+QN_MAX_ITER_DIAG = 5000
+#: :func:`clustering_path` stops after this many consecutive ``nu`` whose inner solver
+#: stalled: the stall comes from the data's conditioning, not from ``nu``, so
+#: the rest of the grid would stall alike (each ``nu`` a capped B-step and a failed
+#: certificate: 0.3 s at n = 5, d = 4, 90 s for the default grid of 301 values).
+PATH_STALL_MAX = 10
+#: Largest single-precision float (the dense preconditioner's range above INVERSE_MAX).
+FLT_MAX = float(np.finfo(np.float32).max)
+
+
+# ============================================================================ input scale
+def magnitude_limit(n: int) -> float:
+    """The largest covariate magnitude :func:`check_magnitude` accepts for ``n`` rows:
+    ``sqrt(FLT_MAX / (16 n))`` (9.4e17 for 24 rows, 4.6e15 for a million).
+
+    The B-step's Newton preconditioner holds, above ``INVERSE_MAX`` variables, the
+    Hessian of the logistic loss in single precision: entries up to ``n M^2 / 4`` for
+    covariates of magnitude ``M``, kept within a quarter of ``FLT_MAX`` (3.4e38). This
+    is the covariate method's own overflow bound, far below the data front's (1.7e75
+    for 24 x 4): the baselines' squared similarities (``M^4``) and the Ledoit-Wolf
+    fourth moments stay finite under it too.
+
+    Examples
+    --------
+    >>> f"{magnitude_limit(24):.1e}", f"{magnitude_limit(10**6):.1e}"
+    ('9.4e+17', '4.6e+15')
+    """
+    return float(np.sqrt(FLT_MAX / (16.0 * max(int(n), 1))))
+
+
+def check_magnitude(X: np.ndarray, names: Any = None) -> None:
+    """A ``ValueError`` naming the covariates whose magnitude exceeds
+    :func:`magnitude_limit` (``names`` label the columns; default ``column <j>``).
+
+    Covariates below it are fitted even when badly scaled (one at 1e10 beside unit
+    ones): the solver then stops at its caps, reported as non-convergence.
+    """
+    if X.size == 0:
+        return
+    with np.errstate(invalid="ignore"):
+        top = np.max(np.abs(X), axis=0)
+    limit = magnitude_limit(X.shape[0])
+    bad = np.flatnonzero(~(top <= limit))
+    if bad.size == 0:
+        return
+    label = [f"column {j}" for j in range(X.shape[1])] if names is None else list(names)
+    nonfinite = [label[j] for j in bad if not np.isfinite(top[j])]
+    if nonfinite:
+        raise ValueError(
+            f"covariates with NaN or infinite values: {nonfinite[:5]}. Drop or impute them."
+        )
+    shown = ", ".join(f"{label[j]!r} (largest magnitude {top[j]:.3g})" for j in bad[:5])
+    more = f" and {bad.size - 5} more" if bad.size > 5 else ""
+    raise ValueError(
+        f"covariate clustering takes covariates up to {limit:.1e} in magnitude for "
+        f"{X.shape[0]} rows; got {shown}{more}. Its Newton preconditioner holds sums of "
+        "squared covariates in single precision (largest 3.4e38), and at such scales the "
+        "fit could not converge anyway. Standardise the covariates, e.g. "
+        "(df - df.mean()) / df.std()."
+    )
 
 
 # ============================================================================ similarity
@@ -251,6 +330,15 @@ def ledoit_wolf_similarity(X: Any, y: Any) -> np.ndarray:
     -------
     (d, d) float64 ndarray, symmetric, non-negative, zero diagonal.
 
+    Raises
+    ------
+    ValueError
+        When the covariance itself overflows float64 (covariates near 1e154). Large
+        covariates are otherwise handled: above 2^100 in magnitude the centred data
+        are divided by a power of two (exact) before scikit-learn's fourth moments
+        and the covariance multiplied back (Ledoit-Wolf is equivariant to a common
+        scale: ``LW(s X) = s^2 LW(X)``); smaller ones are used as they are.
+
     Examples
     --------
     >>> import numpy as np
@@ -270,7 +358,17 @@ def ledoit_wolf_similarity(X: Any, y: Any) -> np.ndarray:
     np.add.at(means, codes, X)
     means /= counts[:, None]
     Xc = X - means[codes]
-    cov = LedoitWolf(assume_centered=True).fit(Xc).covariance_
+    top = float(np.abs(Xc).max()) if Xc.size else 0.0
+    power = int(np.floor(np.log2(top))) if top > 2.0**100 else 0
+    cov = LedoitWolf(assume_centered=True).fit(np.ldexp(Xc, -power)).covariance_
+    with np.errstate(over="ignore"):
+        cov = np.ldexp(cov, 2 * power)
+    if not np.isfinite(cov).all():
+        raise ValueError(
+            f"the Ledoit-Wolf covariance of the covariates overflows float64 (largest "
+            f"centred magnitude {top:.3g}). Standardise the covariates, e.g. "
+            "(df - df.mean()) / df.std()."
+        )
     S = np.maximum(0.5 * (cov + cov.T), 0.0)
     np.fill_diagonal(S, 0.0)
     return S
@@ -396,10 +494,14 @@ class _Problem:
         return int(self.edges.shape[0])
 
 
-def _prepare(X: Any, y: Any, n_classes: int, edges: Any, weights: Any) -> _Problem:
+def _prepare(
+    X: Any, y: Any, n_classes: int, edges: Any, weights: Any, check: bool = True
+) -> _Problem:
     X = np.ascontiguousarray(X, dtype=np.float64)
     if X.ndim != 2:
         raise ValueError(f"X must be a 2-D (n, d) array; got shape {X.shape}.")
+    if check:
+        check_magnitude(X)
     n, d = X.shape
     y = np.asarray(y)
     if y.shape != (n,):
@@ -649,9 +751,17 @@ class _Precond:
             self.iter_cost = 4.0 * n * d * c + 2e5
         self.wasted = 0.0
 
+    def _to_double(self) -> None:
+        """Leave single precision: rebuild ``H0`` in double at the last build's point."""
+        self.single = False
+        self.dtype = np.float64
+        self._X1 = None
+        self.build(*self._point)
+
     def build(self, W: np.ndarray, beta: np.ndarray) -> None:
         prob = self.prob
         d, c = prob.d, prob.c
+        self._point = (W.copy(), beta.copy())
         F = prob.X @ W
         F += beta
         F -= F.max(axis=1, keepdims=True)
@@ -801,12 +911,17 @@ class _Precond:
             diag += (1e-6 if self.single else 1e-12) * max(float(diag.mean()), 1.0)
             from scipy.linalg import cholesky, solve_triangular
 
-            try:
-                self.L = cholesky(H, lower=True, check_finite=False)
-            except np.linalg.LinAlgError:
-                if not self.single:
-                    raise
-                self.L = cholesky(H.astype(np.float64), lower=True, check_finite=False)
+            if self.single:
+                try:
+                    self.L = cholesky(H, lower=True, check_finite=False)
+                except np.linalg.LinAlgError:
+                    # rounded to single precision, a badly scaled H (a covariate at
+                    # 1e6 beside unit ones) is indefinite: rebuild it in double
+                    self._to_double()
+                    self.factor(rho, extra)
+                    return
+            else:
+                self.L, H = _jittered_cholesky(H)
             # small: explicit inverse, then products (a triangular solve's call
             # overhead dominates there); large: triangular solves
             self.Linv = (
@@ -889,6 +1004,39 @@ class _Precond:
         if self.lowrank:
             return self._flat(self._S(self._blocks(gv), self.fh) * self.sqD)
         return (self.L @ gv).astype(np.float64) if self.dense else gv * self.sq
+
+
+def _jittered_cholesky(H: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Lower Cholesky factor of the double-precision preconditioner matrix ``H`` (its
+    lower triangle read), jittered when rounding left it indefinite.
+
+    ``H`` is positive semi-definite plus a ridge in exact arithmetic, but with
+    covariates of very different scales (one at 1e12 beside unit ones, few rows) its
+    rounding can leave it indefinite. Then ``H + tau I`` with ``tau`` = 1e-12, 1e-10,
+    ... 1e4 times the largest diagonal entry, and last the diagonal alone (plus that
+    ``tau``): a preconditioner is only an initial inverse Hessian, any positive
+    definite matrix is valid. Returns the factor and the matrix factored (the
+    Lipschitz bound of ``_lbfgs`` is read off it); a definite ``H`` is factored as it
+    is.
+    """
+    from scipy.linalg import cholesky
+
+    try:
+        return cholesky(H, lower=True, check_finite=False), H
+    except np.linalg.LinAlgError:
+        pass
+    diag = np.einsum("ii->i", H).copy()
+    top = float(np.max(np.abs(diag))) if diag.size else 1.0
+    top = top if np.isfinite(top) and top > 0 else 1.0
+    for tau in top * 10.0 ** np.arange(-12, 5, 2):
+        J = H.copy()
+        np.einsum("ii->i", J)[:] = diag + tau
+        try:
+            return cholesky(J, lower=True, check_finite=False), J
+        except np.linalg.LinAlgError:
+            continue
+    J = np.diag(np.maximum(diag, 0.0) + 1e4 * top)
+    return np.sqrt(J), J
 
 
 class _Reached(Exception):
@@ -1013,7 +1161,7 @@ def _qn(
         # beyond that and lowers the gradient norm is accepted (the gradient is what
         # the stop tests), instead of 34 halvings that cannot succeed
         fround = FROUND * max(abs(f), 1.0)
-        while True:
+        while True:  # at most LS_MAX_HALVINGS halvings: 2^-34 < 1e-10
             xn = x + t * d
             fn, gnew = fg_x(xn)
             if fn <= f + 1e-4 * t * slope or t < 1e-10:
@@ -1038,6 +1186,13 @@ def _qn(
         x, f, g = xn, fn, gnew
         gn = float(np.sqrt(g @ g))
     return x, nit, gn
+
+
+def _qn_cap(pre: _Precond) -> int:
+    """Quasi-Newton iterations allowed to one B-step with preconditioner ``pre``."""
+    if pre.dense:
+        return QN_MAX_ITER_DENSE
+    return QN_MAX_ITER_LOWRANK if pre.lowrank else QN_MAX_ITER_DIAG
 
 
 def _smooth_fg(prob: _Problem, coef: np.ndarray, rq: np.ndarray | None, const: float) -> Any:
@@ -1088,7 +1243,8 @@ def _b_step(
     """L-BFGS on ``NLL + lam ||W||^2 + rho/2 sum ||q_k - w_owner(k)||^2`` (warm start).
 
     ``q_all``, ``q_up`` from :func:`quad_terms` make each evaluation ``O(ndc + dc)``
-    (no per-edge work). Stops when the gradient's 2-norm is surely ``<= target``.
+    (no per-edge work). Stops when the gradient's 2-norm is surely ``<= target``, or
+    after ``_qn_cap(pre)`` iterations (then the gradient norm returned is above it).
 
     Returns ``W``, ``beta``, the L-BFGS iterations and the 2-norm of the gradient at
     the returned point (the B-step's inexactness).
@@ -1107,7 +1263,10 @@ def _b_step(
         pre.factor(rho)
 
     x0 = np.concatenate([W.ravel(), beta])
-    x, nit, gnorm = _qn(fg_x, x0, pre, target, _Memory(QN_MEM), rel=rel, rebuild=rebuild)
+    cap = _qn_cap(pre)
+    x, nit, gnorm = _qn(
+        fg_x, x0, pre, target, _Memory(QN_MEM), max_iter=cap, rel=rel, rebuild=rebuild
+    )
     return x[: d * c].reshape(d, c).copy(), x[d * c :].copy(), nit, gnorm
 
 
@@ -1132,7 +1291,8 @@ class AdmmResult:
     n_iter : int
         ADMM iterations run (0 for a solution obtained in closed form).
     converged : bool
-        Both residuals below ``eps`` within ``max_iter``.
+        Both residuals (and the B-step's gradient) below ``eps`` within ``max_iter``,
+        no B-step having stalled (``inner_stalled``).
     fused : (l,) bool ndarray
         ``theta == 0.5`` at the final z-step (edge order of ``edges``).
     labels : (d,) int64 ndarray
@@ -1146,6 +1306,10 @@ class AdmmResult:
         threshold ``sqrt(c (d + 2l)) * tol``.
     lbfgs_iter : int
         Total L-BFGS iterations over all B-steps.
+    inner_stalled : bool
+        A B-step stopped short of its gradient target, at its iteration cap
+        (:func:`_qn_cap`) or at its numerical floor (no descent direction left); the
+        ADMM stopped there (``converged`` is False).
     method : str
         ``"admm"`` (:func:`admm_fit`); in :func:`clustering_path` also
         ``"components"`` (closed form, :func:`components_solution`), ``"certified"``
@@ -1174,6 +1338,7 @@ class AdmmResult:
     eps: float
     lbfgs_iter: int = 0
     method: str = "admm"
+    inner_stalled: bool = False
 
 
 def _warm_arrays(
@@ -1354,9 +1519,16 @@ def _admm(
     # along the path (warm starts; measured: no faster, more failed tries), which
     # certifies before and after its ADMM runs instead.
     watch = _ClusterWatch(d, prob.edges)
+    # a B-step that stops short of its target, at its cap or at its numerical floor
+    # (no descent left: never seen on ordinary data), ends the run unconverged: the
+    # next B-steps would stall alike. The first B-step's target is relative
+    # (FIRST_FACTOR): there only the cap is read as a stall.
+    cap = _qn_cap(pre)
+    stalled = False
     if l == 0:
         W, beta, nit, gnorm = _b_step(prob, W, beta, lam, rho, 0.0, None, floor, pre)
-        n_iter, lbfgs, converged, r, s = 1, nit, True, 0.0, 0.0
+        stalled = gnorm > floor
+        n_iter, lbfgs, converged, r, s = 1, nit, not stalled, 0.0, 0.0
     for it in range(1, max_iter + 1 if l else 0):
         gtol = max(floor, INNER_FACTOR * min(r, s)) if it > 1 else floor
         rel = FIRST_FACTOR if it == 1 else 0.0
@@ -1367,6 +1539,9 @@ def _admm(
         n_iter = it
         if r <= eps and s <= eps and gnorm <= eps:
             converged = True
+            break
+        if gnorm > gtol and (nit >= cap or it > 1):
+            stalled = True
             break
         if certify and nu_w.size and nu_n > 0:
             labels_now = watch.candidate(theta)
@@ -1398,6 +1573,7 @@ def _admm(
         dual_residual=s,
         eps=eps,
         lbfgs_iter=lbfgs,
+        inner_stalled=stalled,
     )
 
 
@@ -1563,6 +1739,8 @@ class _Components:
         Edge flows ``v_e`` (the dual certificate).
     objective_smooth : float
         ``NLL + lam ||B||^2`` at the solution.
+    converged : bool
+        The reduced fit reached its gradient target within its L-BFGS cap.
     """
 
     B: np.ndarray
@@ -1571,6 +1749,7 @@ class _Components:
     nu_max: float
     flow: np.ndarray
     objective_smooth: float
+    converged: bool = True
 
     def as_dict(self) -> dict[str, Any]:
         """The fields as a dict (the documented result of :func:`components_solution`)."""
@@ -1596,7 +1775,7 @@ def _reduced_problem(prob: _Problem, labels: np.ndarray) -> tuple[_Problem, np.n
     key, inv = np.unique(a * K + b, return_inverse=True)
     A = np.bincount(inv.ravel(), weights=prob.weights[~inside], minlength=key.size)
     pairs = np.column_stack([key // K, key % K])
-    red = _prepare(Xr, prob.y, prob.c, pairs, A)
+    red = _prepare(Xr, prob.y, prob.c, pairs, A, check=False)
     return replace(red, deg=sizes), inside
 
 
@@ -1832,7 +2011,9 @@ def components_solution(
     dict with ``B`` (c x d), ``beta`` (c,), ``labels`` (d,) canonical components,
     ``nu_max`` (float), ``flow`` (l x c: ``v_e``, a dual certificate; the ADMM's scaled
     duals for ``nu`` are ``U = [-v; v] / rho`` with ``v`` clipped to norm
-    ``nu_n S_e``), ``objective_smooth`` (NLL + ridge at the solution).
+    ``nu_n S_e``), ``objective_smooth`` (NLL + ridge at the solution), ``converged``
+    (the reduced fit reached its gradient target within its L-BFGS cap of 5000
+    iterations).
 
     Examples
     --------
@@ -1880,6 +2061,7 @@ def _components(prob: _Problem, lam: float, target: float | None = None) -> _Com
         nu_max=nu_max,
         flow=flow,
         objective_smooth=nll + lam * float((W * W).sum()),
+        converged=bool(fit.gnorm <= target),
     )
 
 
@@ -1917,7 +2099,8 @@ class PathRecord:
     n_iter : int
         ADMM iterations (0 for ``"components"`` and ``"certified"``).
     converged : bool
-        ADMM residuals below ``eps`` (True for the closed form).
+        ADMM residuals below ``eps`` (for the closed form and the certified
+        solutions: their fit reached its target); False where a cap was reached.
     rho : float
         ``rho`` at the end of this ``nu`` (carried to the next).
     objective, primal_residual, dual_residual, eps : float
@@ -1929,6 +2112,10 @@ class PathRecord:
         or ``"admm"``: see :func:`clustering_path`.
     seconds : float
         Wall time of this ``nu``.
+    inner_stalled : bool
+        An inner solver stopped short of its target (its cap, or its numerical floor):
+        a B-step of the ADMM (:func:`_qn_cap`) or, for ``"components"``, the closed
+        form's fit; then ``converged`` is False.
     """
 
     nu: float
@@ -1947,6 +2134,7 @@ class PathRecord:
     n_fused: int
     method: str
     seconds: float
+    inner_stalled: bool = False
 
 
 def _record(res: AdmmResult, seconds: float) -> PathRecord:
@@ -1967,6 +2155,7 @@ def _record(res: AdmmResult, seconds: float) -> PathRecord:
         n_fused=int(res.fused.sum()),
         method=res.method,
         seconds=seconds,
+        inner_stalled=res.inner_stalled,
     )
 
 
@@ -2050,6 +2239,17 @@ def clustering_path(
     ``stop_at_singletons=True`` ends the path at the first ``nu`` whose clustering has
     every covariate alone (smaller ``nu`` are not solved, so the list is shorter).
 
+    **Bounds.** Every inner loop is capped: the ADMM at ``max_iter`` per ``nu``, each
+    of its B-steps at :func:`_qn_cap` quasi-Newton iterations (a B-step stopped short
+    of its target, at that cap or at its numerical floor, ends that ``nu``'s ADMM),
+    each line search at ``LS_MAX_HALVINGS`` halvings, the partition fits at 5000
+    L-BFGS iterations (``CERT_TRY_ITER`` for a try). A solver stopped short of its
+    target makes the record ``converged=False`` (with ``inner_stalled=True`` for the
+    inner ones), and after ``PATH_STALL_MAX`` (10) consecutive ``nu`` with a stalled
+    inner solver the path stops there (the list is shorter):
+    badly scaled covariates (one at 1e10 beside unit ones) leave the B-step
+    ill-conditioned at every ``nu``.
+
     Parameters
     ----------
     X, y, n_classes, edges, weights
@@ -2116,6 +2316,7 @@ def clustering_path(
             guess = comp.labels
         prev_nu: float | None = None
         prev_fused = np.zeros(prob.l, dtype=bool)
+        stalled = 0  # consecutive nu whose inner solver reached its cap
         pre = _Precond(prob, lam, single=True)  # carried along the path, rebuilt as it degrades
         setup = time.perf_counter() - t0
         for nu in iterator:
@@ -2128,6 +2329,8 @@ def clustering_path(
                 res = _exact_result(
                     prob, comp.B, comp.beta, Z, U, rho, nu, lam, eps, 0.0, "components"
                 )
+                if not comp.converged:
+                    res = replace(res, converged=False, inner_stalled=True)
             if res is None and certify and guess is not None and prob.l:
                 sol = _certify(prob, guess, nu, lam, W, beta, target, CERT_TRY_ITER)
                 if sol is not None:
@@ -2147,7 +2350,8 @@ def clustering_path(
                 guess = res.labels
             records.append(_record(res, time.perf_counter() - t0 + setup))
             setup = 0.0
-            if stop_at_singletons and res.n_clusters == prob.d:
+            stalled = stalled + 1 if res.inner_stalled else 0
+            if (stop_at_singletons and res.n_clusters == prob.d) or stalled >= PATH_STALL_MAX:
                 break
     return records
 
@@ -2166,7 +2370,9 @@ def _polish(
     (at most ``refine`` times) and retry. Returns an exact ``"admm-certified"`` result
     or the last ADMM result (``"admm"``). A refinement that hits ``max_iter`` with its
     residuals within the requested tolerance (``res.eps``) still counts as converged at
-    that tolerance (its iterate is kept: it is the more accurate one)."""
+    that tolerance (its iterate is kept: it is the more accurate one). A refinement
+    whose B-step reached its cap is not: the previous iterate is kept, flagged
+    unconverged (``inner_stalled``)."""
     n_iter = res.n_iter
     eps0 = res.eps
     for k in range(refine + 1):
@@ -2179,6 +2385,7 @@ def _polish(
             return replace(out, n_iter=n_iter, lbfgs_iter=res.lbfgs_iter)
         if k == refine or not res.converged:
             break
+        prev = res
         res = _admm(
             prob,
             res.nu,
@@ -2193,6 +2400,9 @@ def _polish(
             pre=pre,
         )
         n_iter += res.n_iter
+        if res.inner_stalled:
+            res = replace(prev, converged=False, inner_stalled=True)
+            break
         if not res.converged and max(res.primal_residual, res.dual_residual) <= eps0:
             res = replace(res, converged=True, eps=eps0)
     return replace(res, n_iter=n_iter)

@@ -76,7 +76,8 @@ def prepare(x: Any, *, data: Any, y: Any, numeric: Any, missing: str) -> Prepare
     """Build the table (numeric covariates and a response) and code the classes.
 
     Raises a ``ValueError`` without a response, with fewer than 2 classes or fewer
-    than 2 covariates.
+    than 2 covariates, or for covariates too large for the solver
+    (:func:`.core.check_magnitude`: above ``sqrt(3.4e38 / (16 n))``, 9.4e17 for 24 rows).
     """
     table = build_table(
         x,
@@ -102,6 +103,7 @@ def prepare(x: Any, *, data: Any, y: Any, numeric: Any, missing: str) -> Prepare
     d = X.shape[1]
     if d < 2:
         raise ValueError(f"there is {d} covariate; clustering covariates needs at least 2.")
+    core.check_magnitude(X, table.numeric_names)
     return Prepared(
         X=X,
         y=np.asarray(codes, dtype=np.int64),
@@ -302,18 +304,62 @@ def fusion_path(
             "nu_max": [dc.nu_max for dc in distinct],
         }
     )
-    n_capped = sum(not r.converged for r in records)
-    if n_capped:
-        warnings.warn(
-            f"the ADMM hit max_iter={max_iter} at {n_capped} of {len(records)} values of "
-            "nu (their clusterings are kept and flagged in .path); raise max_iter.",
-            ConvergenceWarning,
-            stacklevel=user_stacklevel(),
-        )
+    n_grid = core.default_nus().size if nu is None else np.unique(np.asarray(nu, float)).size
+    _warn_unconverged(records, max_iter, prep, n_grid)
     return Clusterings(
         labels=[dc.labels for dc in distinct],
         tune=tune,
         converged=[dc.n_unconverged == 0 for dc in distinct],
+    )
+
+
+def _scale_hint(prep: Prepared) -> str:
+    """A hint naming the covariate of largest scale when the covariates' scales (sd)
+    differ by more than 1e6, else ``""``."""
+    with np.errstate(all="ignore"):
+        sd = prep.X.std(axis=0)
+    pos = sd[sd > 0]
+    if pos.size == 0 or not np.isfinite(pos).all() or pos.max() <= 1e6 * pos.min():
+        return ""
+    j = int(np.argmax(sd))
+    return (
+        f" The covariates' scales differ widely (sd of {prep.names[j]!r}: {sd[j]:.3g}, "
+        f"smallest sd {pos.min():.3g}): standardise them, e.g. (df - df.mean()) / df.std()."
+    )
+
+
+def _warn_unconverged(records: list, max_iter: int, prep: Prepared, n_grid: int) -> None:
+    """One ``ConvergenceWarning`` for the ``nu`` of the path that did not converge:
+    those where the ADMM hit ``max_iter``, those where an inner solver (a B-step's
+    quasi-Newton, the closed form's fit) stalled (stopped short of its target at its
+    iteration cap or numerical floor), and the ``nu`` not solved when the path stopped
+    after ``core.PATH_STALL_MAX`` stalled ``nu`` in a row."""
+    inner = sum(bool(r.inner_stalled) for r in records)
+    outer = sum(not r.converged and not r.inner_stalled for r in records)
+    if not inner and not outer:
+        return
+    parts = []
+    if outer:
+        parts.append(f"the ADMM hit max_iter={max_iter} at {outer} of {n_grid} values of nu")
+    if inner:
+        parts.append(
+            "an inner solver (the ADMM's B-step or the closed form's fit) stopped short of "
+            f"its target, at its iteration cap or numerical floor, at {inner} of {n_grid} "
+            "values of nu"
+        )
+    if len(records) < n_grid:
+        parts.append(
+            f"the path stopped at nu={records[-1].nu:.3g} after {core.PATH_STALL_MAX} such "
+            f"stalls in a row ({n_grid - len(records)} smaller values of nu not solved)"
+        )
+    fix = " Raise max_iter." if outer else ""
+    if inner:
+        fix += " A stalled inner solver means a badly conditioned problem: max_iter does not help."
+    warnings.warn(
+        f"{'; '.join(parts)}. The clusterings found are kept, flagged as not converged "
+        f"in .path.{fix}{_scale_hint(prep)}",
+        ConvergenceWarning,
+        stacklevel=user_stacklevel(),
     )
 
 
@@ -330,24 +376,35 @@ def baseline_path(
     over ``ks`` (default ``1..d``; draws from ``generator``), each clustering once."""
     P = S.toarray() if hasattr(S, "toarray") else np.asarray(S, dtype=float)
     if method == "convex_clustering":
-        runs = sel.convex_clustering_path(P, gammas=gammas)
+        runs = sel._convex_runs(P, gammas=gammas)  # warns for the gammas capped
         col = "gamma"
     else:
         grid = range(1, prep.X.shape[1] + 1) if ks is None else ks
-        runs = sel.kmeans_covariates(P, list(grid), rng=generator)
+        runs = sel._kmeans_runs(P, list(grid), generator)
         col = "k"
+        capped = [v for v, _, ok in runs if not ok]
+        if capped:
+            warnings.warn(
+                f"k-means reached its cap of 300 iterations at k = {capped[:5]} (their "
+                "clusterings are kept and flagged as not converged in .path).",
+                ConvergenceWarning,
+                stacklevel=user_stacklevel(),
+            )
     seen: dict[bytes, int] = {}
-    labels_list, values = [], []
-    for v, lab in runs:
+    labels_list, values, converged = [], [], []
+    for v, lab, ok in runs:
         lab = core.canonical_labels(lab)
         if lab.tobytes() not in seen:
             seen[lab.tobytes()] = len(labels_list)
             labels_list.append(lab)
             values.append(v)
+            converged.append(bool(ok))
+        elif not ok:
+            converged[seen[lab.tobytes()]] = False
     return Clusterings(
         labels=labels_list,
         tune=pd.DataFrame({col: values}),
-        converged=[True] * len(labels_list),
+        converged=converged,
     )
 
 
@@ -391,10 +448,11 @@ def _score_one(
 ) -> tuple[dict[str, float], np.ndarray]:
     """Scores of one clustering (a row of the path table) and its clusters' classes."""
     Z = sel.summed_features(X, lab)
-    B, beta, _ = sel.fit_map(Z, y, c, sigma)
+    B, beta, info = sel.fit_map(Z, y, c, sigma)
     row = {
         "log_ml": sel.log_marginal_likelihood(Z, y, c, sigma, fit=(B, beta)),
         "train_accuracy": float(np.mean((Z @ B.T + beta).argmax(axis=1) == y)),
+        "map_converged": bool(info["converged"]),
     }
     if select == "cv":
         row["cv_accuracy"] = sel.cv_accuracy(
@@ -423,6 +481,13 @@ def _score(
     return pd.DataFrame([r for r, _ in out]), [a for _, a in out]
 
 
+def _map_capped(scores: pd.DataFrame) -> np.ndarray:
+    """Pop the scores' ``map_converged`` column: the rows whose MAP fit (scipy's
+    L-BFGS) reached its cap, as a boolean mask. (A fit in a joblib worker warns
+    there, not to the caller: :func:`select_clustering` warns once for them.)"""
+    return ~scores.pop("map_converged").to_numpy(dtype=bool)
+
+
 def _pick(scores: pd.DataFrame, n_clusters: np.ndarray, select: str) -> int:
     """Best row: highest criterion; ties go to fewer clusters."""
     col = "log_ml" if select == "marginal_likelihood" else "cv_accuracy"
@@ -446,6 +511,14 @@ def select_clustering(
     labels_list = found.labels
     cv_seed = int(generator.integers(2**63 - 1))
     scores, class_path = _score(prep, labels_list, sig.sigma, select, n_folds, cv_seed, n_jobs)
+    map_capped = _map_capped(scores)
+    if map_capped.any() and n_jobs not in (None, 1) and len(labels_list) > 1:
+        warnings.warn(
+            f"the MAP logistic regression reached its L-BFGS cap for {int(map_capped.sum())} "
+            "clusterings (flagged as not converged in .path).",
+            ConvergenceWarning,
+            stacklevel=user_stacklevel(),
+        )
     n_cl = np.array([int(lab.max()) + 1 for lab in labels_list])
     best = _pick(scores, n_cl, select)
     lml = scores["log_ml"].to_numpy()
@@ -455,7 +528,7 @@ def select_clustering(
         [found.tune, pd.DataFrame({"n_clusters": n_cl}), scores],
         axis=1,
     )
-    path["converged"] = found.converged
+    path["converged"] = np.asarray(found.converged, dtype=bool) & ~map_capped
     path["selected"] = np.arange(len(path)) == best
 
     # selection under each sigma rule (the summary shows how firm the choice is)
@@ -465,6 +538,7 @@ def select_clustering(
             row = best
         else:
             sc, _ = _score(prep, labels_list, s_val, "marginal_likelihood", n_folds, 0, n_jobs)
+            _map_capped(sc)
             row = _pick(sc, n_cl, "marginal_likelihood")
         by_rule[rule] = {"sigma": s_val, "n_clusters_selected": int(n_cl[row]), "path_row": row}
     return Selection(path=path, class_path=class_path, best=best, margin=margin, by_rule=by_rule)

@@ -260,7 +260,9 @@ def fit_map(
         is below ``tol * max(n, 1)`` or the relative decrease of the objective is
         below ``tol * 1e-3``.
     max_iter : int
-        L-BFGS iteration cap (a ``ConvergenceWarning`` is issued when reached).
+        L-BFGS iteration cap, with ``2 max_iter`` function evaluations (a
+        ``ConvergenceWarning`` is issued when either is reached, and
+        ``info["converged"]`` is False).
 
     Returns
     -------
@@ -324,11 +326,13 @@ def fit_map(
     beta -= beta.mean()
     n_iter = int(res.nit)
     grad_max = float(np.abs(g_opt).max()) if g_opt.size else 0.0
-    converged = n_iter < max_iter
+    # scipy's status 1: an iteration or evaluation cap (maxiter, maxfun) was reached
+    converged = n_iter < max_iter and int(res.status) != 1
     if not converged:
         warnings.warn(
-            f"fit_map stopped at max_iter={max_iter} L-BFGS iterations (largest gradient "
-            f"entry {grad_max:.3g}); increase max_iter.",
+            f"fit_map stopped at its cap of max_iter={max_iter} L-BFGS iterations / "
+            f"{2 * max_iter} evaluations (largest gradient entry {grad_max:.3g}); increase "
+            "max_iter, or standardise badly scaled features.",
             ConvergenceWarning,
             stacklevel=user_stacklevel(),
         )
@@ -1085,6 +1089,34 @@ def convex_clustering_path(
     >>> any(np.array_equal(lab, [0] * 5 + [1] * 5) for _, lab in path)
     True
     """
+    runs = _convex_runs(
+        P,
+        weights=weights,
+        k=k,
+        phi=phi,
+        min_weight=min_weight,
+        gammas=gammas,
+        n_gammas=n_gammas,
+        tol=tol,
+        max_iter=max_iter,
+    )
+    return [(gamma, labels) for gamma, labels, _ in runs]
+
+
+def _convex_runs(
+    P: Any,
+    *,
+    weights: Any = "knn",
+    k: int = 10,
+    phi: float = 0.5,
+    min_weight: float = 1e-8,
+    gammas: Sequence[float] | np.ndarray | None = None,
+    n_gammas: int = 100,
+    tol: float = 1e-6,
+    max_iter: int = 5000,
+) -> list[tuple[float, np.ndarray, bool]]:
+    """:func:`convex_clustering_path` with, for each distinct clustering, whether every
+    gamma that produced it reached ``tol`` within ``max_iter`` AMA iterations."""
     n_gammas = check_int("n_gammas", n_gammas, min=1)
     max_iter = check_int("max_iter", max_iter, min=1)
     tol = check_number("tol", tol, min=0, min_inclusive=False)
@@ -1092,7 +1124,7 @@ def convex_clustering_path(
     comp_labels = _canonical(solver.comp)
     if solver.i.size == 0:  # no edges: every point is its own component
         first = 0.0 if gammas is None else float(np.min(gammas))
-        return [(first, comp_labels)]
+        return [(first, comp_labels, True)]
     with single_blas_thread():
         lo, hi = solver.gamma_bounds()
     if gammas is None:
@@ -1103,13 +1135,14 @@ def convex_clustering_path(
         grid = np.sort(np.asarray(gammas, dtype=float).ravel())
         if grid.size == 0 or np.any(grid < 0) or not np.all(np.isfinite(grid)):
             raise ValueError("gammas must be a non-empty sequence of finite values >= 0.")
-    out: list[tuple[float, np.ndarray]] = []
-    seen: set[bytes] = set()
+    out: list[tuple[float, np.ndarray, bool]] = []
+    seen: dict[bytes, int] = {}
     lam = np.zeros((solver.i.size, solver.X.shape[1]))
     prev = None
     n_capped = 0
     with single_blas_thread():
         for gamma in grid:
+            converged = True
             if gamma >= hi:
                 # the electrical-flow certificate: every component is fused (exactly)
                 labels = comp_labels
@@ -1122,8 +1155,11 @@ def convex_clustering_path(
                 labels = solver.fused_labels(float(gamma), lam, G)
             key = labels.astype(np.int64).tobytes()
             if key not in seen:
-                seen.add(key)
-                out.append((float(gamma), labels))
+                seen[key] = len(out)
+                out.append((float(gamma), labels, bool(converged)))
+            elif not converged:
+                g0, lab0, _ = out[seen[key]]
+                out[seen[key]] = (g0, lab0, False)
             if np.array_equal(labels, comp_labels):
                 break
     if n_capped:
@@ -1159,6 +1195,12 @@ def kmeans_covariates(P: Any, ks: Sequence[int], rng: Any = None) -> list[tuple[
     >>> [(k, lab.tolist()) for k, lab in kmeans_covariates(P, [1, 2], rng=0)]
     [(1, [0, 0, 0, 0]), (2, [0, 0, 1, 1])]
     """
+    return [(kk, labels) for kk, labels, _ in _kmeans_runs(P, ks, rng)]
+
+
+def _kmeans_runs(P: Any, ks: Sequence[int], rng: Any) -> list[tuple[int, np.ndarray, bool]]:
+    """:func:`kmeans_covariates` with, for each clustering, whether its k-means stopped
+    before scikit-learn's cap of ``max_iter`` (300) iterations."""
     from sklearn.cluster import KMeans
 
     P = _as_matrix("P", P)
@@ -1167,20 +1209,22 @@ def kmeans_covariates(P: Any, ks: Sequence[int], rng: Any = None) -> list[tuple[
     gen = as_rng(rng)
     seeds = gen.integers(0, 2**31 - 1, size=len(ks))
     n_distinct = np.unique(P, axis=0).shape[0]
-    out: list[tuple[int, np.ndarray]] = []
+    out: list[tuple[int, np.ndarray, bool]] = []
     seen: set[bytes] = set()
     # one thread (BLAS and OpenMP): measured 40x faster on small problems on 2 busy cores
     with _controller().limit(limits=1):
         for kk, seed in zip(ks, seeds):
             if kk > n_distinct:
                 continue
+            converged = True
             if kk == 1:
                 labels = np.zeros(d, dtype=np.intp)
             else:
                 km = KMeans(n_clusters=kk, n_init=10, random_state=int(seed)).fit(P)
                 labels = _canonical(km.labels_)
+                converged = int(km.n_iter_) < int(km.max_iter)
             key = labels.astype(np.int64).tobytes()
             if key not in seen:
                 seen.add(key)
-                out.append((kk, labels))
+                out.append((kk, labels, converged))
     return out
