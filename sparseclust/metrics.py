@@ -284,6 +284,7 @@ def purity(labels_true: ArrayLike, labels_pred: ArrayLike, *, dropna: bool = Fal
     Returns
     -------
     float
+        Share of the items whose cluster's majority class is their own class, in [0, 1].
 
     Raises
     ------
@@ -376,6 +377,7 @@ def adjusted_nmi(
     Returns
     -------
     float
+        The adjusted mutual information; 0 for chance agreement, 1 for identical partitions.
 
     Raises
     ------
@@ -419,6 +421,7 @@ def ari(labels_true: ArrayLike, labels_pred: ArrayLike, *, dropna: bool = False)
     Returns
     -------
     float
+        The adjusted Rand index; 0 for chance agreement, 1 for identical partitions.
 
     Raises
     ------
@@ -521,7 +524,7 @@ def macro_f1(labels_true: ArrayLike, labels_pred: ArrayLike, *, dropna: bool = F
 
     See Also
     --------
-    match_labels : the matched labels themselves.
+    match_labels : The matched labels themselves.
 
     Examples
     --------
@@ -610,7 +613,7 @@ def match_labels(
 def contingency_table(
     labels_true: ArrayLike, labels_pred: ArrayLike, *, dropna: bool = False
 ) -> pd.DataFrame:
-    """Counts of items per class (rows) and cluster (columns).
+    """Count the items per class (rows) and cluster (columns).
 
     Rows and columns list the labels that occur (unused categories of a categorical
     are left out), sorted when the labels can be sorted (categoricals in category

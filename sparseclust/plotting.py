@@ -86,7 +86,36 @@ def plot_clusters(
 
     The projection is of the matrix the method clustered (numeric variables,
     scaled if the fit scaled them, plus one-hot columns). Centres are drawn as
-    black crosses. ``kwargs`` go to ``Axes.scatter``.
+    black crosses.
+
+    Parameters
+    ----------
+    result : DPMeansResult or SparseKMeansResult
+        A fit that kept its data (``keep_data=True``, the default).
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; by default a new figure.
+    dims : tuple of int, default (0, 1)
+        The two principal components to show, 0-based.
+    centers : bool, default True
+        Draw the cluster centres, labelled by cluster.
+    **kwargs
+        Passed to ``Axes.scatter`` (defaults ``s=14``, ``alpha=0.8``).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> from sparseclust import dpmeans
+    >>> from sparseclust.simulate import sparse_sim
+    >>> fit = dpmeans(sparse_sim(rng=1).data, k=3)
+    >>> ax = plot_clusters(fit)
+    >>> ax.get_title()
+    'DP-means: 3 clusters'
+    >>> plt.close(ax.figure)
     """
     ax = _axes(ax)
     X = result._matrix()
@@ -134,7 +163,32 @@ def plot_clusters(
 
 
 def plot_objective(result: Any, ax: Any = None, **kwargs: Any) -> Any:
-    """Objective value at the start (0) and after every pass; ``kwargs`` go to ``Axes.plot``."""
+    """Plot the objective at the start (iteration 0) and after every pass.
+
+    Parameters
+    ----------
+    result : CraftResult or DPMeansResult
+        A fit with an ``objective_path``.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; by default a new figure.
+    **kwargs
+        Passed to ``Axes.plot`` (default ``marker="o"``).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> from sparseclust import dpmeans
+    >>> from sparseclust.simulate import sparse_sim
+    >>> ax = plot_objective(dpmeans(sparse_sim(rng=1).data, k=3))
+    >>> ax.get_xlabel(), ax.get_ylabel()
+    ('iteration', 'objective')
+    >>> plt.close(ax.figure)
+    """
     ax = _axes(ax)
     path = np.asarray(result.objective_path)
     kwargs.setdefault("marker", "o")
@@ -146,7 +200,37 @@ def plot_objective(result: Any, ax: Any = None, **kwargs: Any) -> Any:
 
 
 def plot_calibration(result: Any, ax: Any = None, **kwargs: Any) -> Any:
-    """Number of clusters against lambda for every fit tried while calibrating to ``k``."""
+    """Plot the number of clusters against lambda for every fit tried in calibration.
+
+    Parameters
+    ----------
+    result : CraftResult or DPMeansResult
+        A fit whose lambda was calibrated to ``k`` (``k=`` without ``lam=``).
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; by default a new figure.
+    **kwargs
+        Passed to ``Axes.step`` (default ``marker="o"``).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on, lambda on a log scale.
+
+    Raises
+    ------
+    ValueError
+        If the fit was not calibrated.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> from sparseclust import dpmeans
+    >>> from sparseclust.simulate import sparse_sim
+    >>> ax = plot_calibration(dpmeans(sparse_sim(rng=1).data, k=3))
+    >>> ax.get_xscale(), ax.get_ylabel()
+    ('log', 'number of clusters')
+    >>> plt.close(ax.figure)
+    """
     if result.calibration is None:
         raise ValueError("this fit was not calibrated (no k= without lam=); nothing to plot.")
     ax = _axes(ax)
@@ -164,9 +248,40 @@ def plot_calibration(result: Any, ax: Any = None, **kwargs: Any) -> Any:
 
 
 def plot_profiles(result: Any, ax: Any = None, *, max_variables: int = 40, **kwargs: Any) -> Any:
-    """Heatmap of the cluster profiles: numeric means as z-scores of the overall mean
-    and sd; categorical variables by the share of their most frequent level.
-    ``kwargs`` go to ``Axes.imshow``."""
+    """Heatmap of the cluster profiles, one row per variable.
+
+    Numeric means are shown as z-scores of the overall mean and sd; categorical
+    variables by the share of their most frequent level.
+
+    Parameters
+    ----------
+    result : CraftResult, DPMeansResult, SparseKMeansResult or SparseHClustResult
+        A fit with ``profiles()``.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; by default a new figure sized to the table.
+    max_variables : int, default 40
+        Show at most this many variables (the first ones).
+    **kwargs
+        Passed to ``Axes.imshow`` (defaults ``cmap="RdBu_r"``, a colour scale
+        symmetric about 0).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on (a colour bar is added beside it).
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> from sparseclust import dpmeans
+    >>> from sparseclust.datasets import load_penguins
+    >>> fit = dpmeans("~ . - species - year", data=load_penguins(), k=3, scale=True,
+    ...               missing="drop")
+    >>> ax = plot_profiles(fit)
+    >>> ax.get_xlabel()
+    'cluster'
+    >>> plt.close(ax.figure)
+    """
     prof = result.profiles()
     rows, labels = [], []
     clusters = [c for c in prof.columns if c != "overall"]
@@ -262,7 +377,7 @@ def _draw_selection(ax: Any, M: Any, title: str, kwargs: dict) -> Any:
 def plot_subspaces(
     selected: Any, truth: Any = None, *, ax: Any = None, match: bool = True, **kwargs: Any
 ) -> Any:
-    """Clusters x features selection matrix, as in the CRAFT paper's Figs. 2-4.
+    """Draw the clusters x features selection matrix, as in the CRAFT paper's Figs. 2-4.
 
     Draws the boolean matrix as an image: one row per cluster (labelled
     ``"cluster k"`` with the cluster's own label), one column per feature (names as
@@ -293,6 +408,7 @@ def plot_subspaces(
     Returns
     -------
     matplotlib.figure.Figure
+        The figure, with one panel (or two with ``truth``).
 
     Examples
     --------
@@ -393,6 +509,7 @@ def plot_k_selection(table: Any, *, ax: Any = None, **kwargs: Any) -> Any:
     Returns
     -------
     matplotlib.axes.Axes
+        The axes drawn on.
 
     Examples
     --------
@@ -496,8 +613,9 @@ def plot_weights(
     ----------
     result : SparseKMeansResult, SparseHClustResult, PermuteResult or Series
         Anything with a ``weights`` Series (or the Series itself).
-    ax : Axes, optional
-    label_top : int
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; by default a new figure.
+    label_top : int, default 5
         How many of the largest weights to annotate.
     title : str, optional
         Default ``"Wbound is <s>"`` as sparcl.
@@ -507,6 +625,7 @@ def plot_weights(
     Returns
     -------
     matplotlib.axes.Axes
+        The axes drawn on.
 
     Examples
     --------
@@ -549,9 +668,32 @@ def plot_weights(
 
 
 def plot_weights_path(path: Any, *, ncols: int = 2, **kwargs: Any) -> Any:
-    """One weights panel per bound of a :class:`~sparseclust.SparseKMeansPath` (sparcl's layout).
+    """Draw one weights panel per bound of a sparse k-means path (sparcl's layout).
 
-    Returns the Figure.
+    Parameters
+    ----------
+    path : SparseKMeansPath
+        The result of :func:`~sparseclust.sparse_kmeans_path`.
+    ncols : int, default 2
+        Panels per row.
+    **kwargs
+        Passed to :func:`plot_weights` for every panel.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure, one panel per bound.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> from sparseclust import sparse_kmeans_path
+    >>> from sparseclust.simulate import sparse_sim
+    >>> path = sparse_kmeans_path(sparse_sim(rng=1).data, 3, wbounds=[2, 4], rng=0)
+    >>> fig = plot_weights_path(path)
+    >>> [ax.get_title() for ax in fig.axes]
+    ['Wbound is 2', 'Wbound is 4']
+    >>> plt.close(fig)
     """
     import matplotlib.pyplot as plt
 
@@ -569,21 +711,25 @@ def plot_weights_path(path: Any, *, ncols: int = 2, **kwargs: Any) -> Any:
 
 
 def plot_gap(result: Any, ax: Any = None, **kwargs: Any) -> Any:
-    """Gap statistic against the number of non-zero weights (log x axis), as sparcl's
-    ``plot`` of a permute result, with +/- one sd bars and the chosen bound circled.
+    """Plot the gap statistic against the number of non-zero weights, as sparcl does.
+
+    The x axis is logarithmic, as in sparcl's ``plot`` of a permute result, with
+    +/- one sd bars and the chosen bound circled.
 
     Parameters
     ----------
     result : PermuteResult or DataFrame
         A permute result, or a table with ``n_nonzero``, ``gap``, ``sd_gap`` (and
         optionally ``wbound``).
-    ax : Axes, optional
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; by default a new figure.
     **kwargs
         Passed to ``Axes.errorbar``.
 
     Returns
     -------
     matplotlib.axes.Axes
+        The axes drawn on.
 
     Examples
     --------
@@ -621,7 +767,35 @@ def plot_gap(result: Any, ax: Any = None, **kwargs: Any) -> Any:
 
 
 def plot_feature_pair(result: Any, ax: Any = None, *, features: Any = None, **kwargs: Any) -> Any:
-    """Rows on two features (default: the two largest weights), coloured by cluster."""
+    """Scatter the rows on two features (default: the two largest weights), by cluster.
+
+    Parameters
+    ----------
+    result : SparseKMeansResult
+        A fit that kept its data (``keep_data=True``, the default).
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; by default a new figure.
+    features : sequence of two str, optional
+        The two columns to plot; by default the two with the largest weights.
+    **kwargs
+        Passed to ``Axes.scatter`` (default ``s=14``).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> from sparseclust import sparse_kmeans
+    >>> from sparseclust.simulate import sparse_sim
+    >>> fit = sparse_kmeans(sparse_sim(rng=1).data, 3, wbound=3, rng=0)
+    >>> ax = plot_feature_pair(fit, features=["f1", "f2"])
+    >>> ax.get_xlabel(), ax.get_ylabel()
+    ('f1', 'f2')
+    >>> plt.close(ax.figure)
+    """
     if result.table is None:
         raise ValueError("this plot needs the data: refit with keep_data=True.")
     names = list(result.table.numeric_names)
@@ -658,10 +832,34 @@ def _path_x(result: Any) -> tuple[np.ndarray, str, bool]:
 
 
 def plot_covariate_path(result: Any, *, figsize: tuple[float, float] = (7.0, 5.5)) -> Any:
-    """Number of clusters (top) and log marginal likelihood (bottom) along the path of a
-    :class:`~sparseclust.CovariateClusteringResult`, the selected clustering circled.
+    """Plot the number of clusters and the log marginal likelihood along the path.
 
-    Returns the Figure.
+    Two panels share the x axis (nu): the number of clusters of covariates (top) and
+    the log marginal likelihood (bottom), the selected clustering circled.
+
+    Parameters
+    ----------
+    result : CovariateClusteringResult
+        A fit of :func:`~sparseclust.covariate_clustering`.
+    figsize : tuple of float, default (7.0, 5.5)
+        Figure size in inches.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure with its two panels.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> from sparseclust import covariate_clustering
+    >>> from sparseclust.simulate import covariate_sim
+    >>> sim = covariate_sim(40, m=4, rng=0)
+    >>> fit = covariate_clustering(sim.data, y=sim.labels, similarity=sim.sigma, sigma=0.1)
+    >>> fig = plot_covariate_path(fit)
+    >>> [ax.get_ylabel() for ax in fig.axes]
+    ['number of clusters', 'log marginal likelihood']
+    >>> plt.close(fig)
     """
     import matplotlib.pyplot as plt
 
@@ -687,10 +885,36 @@ def plot_covariate_path(result: Any, *, figsize: tuple[float, float] = (7.0, 5.5
 
 
 def plot_covariate_hierarchy(result: Any, ax: Any = None, *, max_levels: int = 40) -> Any:
-    """The nested clusterings of the path: one row per distinct clustering (coarsest at
-    the top), each cluster a bar over its covariates, coloured by its associated class.
-    Covariates are ordered so that every cluster is contiguous when the clusterings are
-    nested.
+    """Draw the nested clusterings of the path, coloured by each cluster's class.
+
+    One row per distinct clustering (coarsest at the top), each cluster a bar over its
+    covariates, coloured by its associated class. Covariates are ordered so that every
+    cluster is contiguous when the clusterings are nested.
+
+    Parameters
+    ----------
+    result : CovariateClusteringResult
+        A fit of :func:`~sparseclust.covariate_clustering`.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; by default a new figure sized to the path.
+    max_levels : int, default 40
+        Show at most this many clusterings (the selected one always, the others evenly
+        subsampled).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> from sparseclust import covariate_clustering
+    >>> from sparseclust.simulate import covariate_sim
+    >>> sim = covariate_sim(40, m=4, rng=0)
+    >>> fit = covariate_clustering(sim.data, y=sim.labels, similarity=sim.sigma, sigma=0.1)
+    >>> ax = plot_covariate_hierarchy(fit, max_levels=10)
+    >>> plt.close(ax.figure)
     """
     from matplotlib.patches import Patch
 

@@ -176,7 +176,7 @@ def color_dendrogram(
     title: str = "",
     linewidth: float = 0.8,
 ) -> Any:
-    """A dendrogram with each leaf's class shown by a coloured segment (sparcl's ``ColorDendrogram``).
+    """Draw a dendrogram with each leaf's class as a coloured segment (sparcl's ``ColorDendrogram``).
 
     Parameters
     ----------
@@ -198,14 +198,15 @@ def color_dendrogram(
         ``False`` never.
     palette : None, colormap name, list of colours or dict value -> colour
         Default ``tab10`` (``tab20`` beyond 10 values).
-    title : str
-    linewidth : float
+    title : str, default ""
+        Title of the axes.
+    linewidth : float, default 0.8
         Width of the tree's lines (>= 0).
 
     Returns
     -------
     matplotlib.axes.Axes
-        The legend maps colours to the values of ``y``.
+        The axes drawn on; the legend maps colours to the values of ``y``.
 
     Examples
     --------
@@ -261,10 +262,43 @@ def plot_dendrogram(
     title: str = "Sparse Clustering",
     **kwargs: Any,
 ) -> Any:
-    """The tree of a fit; leaves coloured by ``y`` when given (see :func:`color_dendrogram`).
+    """Draw the tree of a fit, its leaves coloured by ``y`` when given.
 
     Without ``y`` it is sparcl's left panel: no leaf labels, title "Sparse
-    Clustering". Returns the Axes.
+    Clustering"; with ``y`` it is :func:`color_dendrogram`.
+
+    Parameters
+    ----------
+    result : SparseHClustResult or ndarray
+        A fit of :func:`~sparseclust.sparse_hclust`, or any scipy linkage matrix.
+    y : array-like or Series, optional
+        One class per observation, as in :func:`color_dendrogram`.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; by default a new figure.
+    labels : list, False or None, default False
+        Leaf labels in data order; ``None`` labels by row name up to 50 leaves,
+        ``False`` never.
+    title : str, default "Sparse Clustering"
+        Title of the axes.
+    **kwargs
+        Passed to :func:`color_dendrogram` with ``y``, else to the tree's lines
+        (``linewidth``).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> from sparseclust import sparse_hclust
+    >>> from sparseclust.simulate import sparse_sim
+    >>> sim = sparse_sim(rng=1)
+    >>> ax = plot_dendrogram(sparse_hclust(sim.data, wbound=5, k=3))
+    >>> ax.get_title()
+    'Sparse Clustering'
+    >>> plt.close(ax.figure)
     """
     if y is not None:
         return color_dendrogram(result, y, ax=ax, labels=labels, title=title, **kwargs)
@@ -303,8 +337,36 @@ def plot_weights_index(
 
 
 def plot_hclust(result: Any, y: Any = None, *, figsize: tuple[float, float] = (11.0, 4.5)) -> Any:
-    """sparcl's ``plot`` of a hierarchical fit: dendrogram (left), weights vs feature index
-    (right). With ``y`` the leaves are coloured. Returns the Figure."""
+    """Draw sparcl's ``plot`` of a hierarchical fit: the tree and the weights.
+
+    The dendrogram is on the left, the weights against feature index on the right.
+
+    Parameters
+    ----------
+    result : SparseHClustResult
+        A fit of :func:`~sparseclust.sparse_hclust`.
+    y : array-like or Series, optional
+        One class per observation: the leaves are coloured by it
+        (:func:`color_dendrogram`).
+    figsize : tuple of float, default (11.0, 4.5)
+        Figure size in inches.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure with its two panels.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> from sparseclust import sparse_hclust
+    >>> from sparseclust.simulate import sparse_sim
+    >>> sim = sparse_sim(rng=1)
+    >>> fig = plot_hclust(sparse_hclust(sim.data, wbound=5, k=3), y=sim.labels)
+    >>> len(fig.axes)
+    2
+    >>> plt.close(fig)
+    """
     import matplotlib.pyplot as plt
 
     fig, (left, right) = plt.subplots(
