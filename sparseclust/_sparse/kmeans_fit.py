@@ -30,6 +30,7 @@ __all__ = [
     "NullRun",
     "PermutationRuns",
     "fit_bounds",
+    "refit_bound",
     "run_permutations",
     "warn_fits",
 ]
@@ -122,16 +123,35 @@ def _initial(ex: Any, k: int, settings: FitSettings, seed: int) -> list[Any]:
         )
 
 
+def _bound_seeds(wb: np.ndarray, seed: int) -> tuple[int, list[int]]:
+    """(seed of the initial partition, seed of each bound's fit) of one data set."""
+    g = np.random.default_rng(seed)
+    s_init, *pool = (int(v) for v in g.integers(2**63 - 1, size=wb.size + 1))
+    # each bound's seed (for sparcl's random restart of a partition step) goes by its
+    # rank among the bounds, so that independent fits do not depend on the order given
+    return s_init, [pool[r] for r in np.argsort(np.argsort(wb, kind="stable"), kind="stable")]
+
+
+def refit_bound(
+    ex: Any, p: int, k: int, wb: np.ndarray, i: int, settings: FitSettings, seed: int
+) -> SparseKMeansFit:
+    """The independent fit at ``wb[i]``: from the data set's initial partition with that
+    bound's seed, exactly as :func:`fit_bounds` with ``warm=False`` fits it (sparcl's
+    refit ``KMeansSparseCluster(x, K, wbounds = bestw)`` after its permute, here from the
+    same initial partition as the tuning)."""
+    s_init, seeds = _bound_seeds(wb, seed)
+    init = _initial(ex, k, settings, s_init)
+    out = fit_one(ex, p, k, float(wb[i]), ex.copy(init), replace(settings, warm=False), seeds[i])
+    drop_states(ex, init)
+    return out
+
+
 def fit_bounds(
     ex: Any, p: int, k: int, wb: np.ndarray, settings: FitSettings, seed: int
 ) -> list[SparseKMeansFit]:
     """Fits of one data set (an executor of row blocks, ``p`` columns) at every bound,
     from one initial partition."""
-    g = np.random.default_rng(seed)
-    s_init, *pool = (int(v) for v in g.integers(2**63 - 1, size=wb.size + 1))
-    # each bound's seed (for sparcl's random restart of a partition step) goes by its
-    # rank among the bounds, so that independent fits do not depend on the order given
-    seeds = [pool[r] for r in np.argsort(np.argsort(wb, kind="stable"), kind="stable")]
+    s_init, seeds = _bound_seeds(wb, seed)
     init = _initial(ex, k, settings, s_init)
     outs, start = [], init
     for s, sd in zip(wb, seeds, strict=True):

@@ -14,6 +14,7 @@ sd of the maximum (the rule sparcl's documentation describes but does not implem
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -42,10 +43,15 @@ class PermuteResult(Printed):
     best_index : int
         Its row in ``table``.
     best : SparseKMeansResult or SparseHClustResult
-        The fitted model at ``best_wbound`` (the very fit whose objective entered the
-        gap statistic; sparcl returns none and refits with new random starts).
+        The fitted model at ``best_wbound`` (sparcl returns none and refits with new
+        random starts). Hierarchical, and k-means with ``warm_start=False``: the very
+        fit whose objective entered the gap statistic. K-means with the warm-started
+        path (the default): the fit at ``best_wbound`` from the data's initial
+        partition (sparcl's refit ``KMeansSparseCluster(x, K, wbounds = bestw)``; the
+        path can lock in a poorer partition).
     fits : tuple
-        The fit on the data at every bound, in ``table`` order.
+        The fit on the data at every bound, in ``table`` order (the tuning's fits:
+        along the path when warm-started).
     tots : ndarray
         Objective on the data per bound, ``O(s)``.
     permtots : ndarray
@@ -171,8 +177,12 @@ def make_permute_result(
     call: str,
     params: dict,
     method: str,
+    refit: Callable[[int], Any] | None = None,
 ) -> PermuteResult:
-    """Gap table, choice and result from the objectives (shared by both methods)."""
+    """Gap table, choice and result from the objectives (shared by both methods).
+
+    ``refit(i)``, when given, makes the returned ``best`` at the chosen row ``i`` (else
+    ``fits[i]``)."""
     wbounds = np.asarray(wbounds, dtype=np.float64)
     permtots = np.asarray(permtots, dtype=np.float64).reshape(wbounds.size, -1)
     gaps, sds = gap_statistics(tots, permtots)
@@ -189,7 +199,7 @@ def make_permute_result(
         table=table,
         best_wbound=float(wbounds[best]),
         best_index=best,
-        best=fits[best],
+        best=fits[best] if refit is None else refit(best),
         fits=tuple(fits),
         tots=np.asarray(tots, dtype=np.float64),
         permtots=permtots,

@@ -283,10 +283,17 @@ def test_permute_returns_the_fit_and_table(sim):
     perm = kmeans_sparse_permute(sim.data, 3, nperms=5, rng=0)
     assert isinstance(perm, PermuteResult)
     assert list(perm.table.columns) == ["wbound", "n_nonzero", "gap", "sd_gap"]
-    assert perm.best is perm.fits[perm.best_index]
     assert perm.best.wbound == perm.best_wbound
     assert perm.permtots.shape == (10, 5)
-    assert perm.tots[perm.best_index] == pytest.approx(perm.best.objective)
+    # warm-started path (default): best is refitted from the data's initial partition,
+    # the very fit the independent tuning makes at that bound
+    ind = kmeans_sparse_permute(sim.data, 3, nperms=5, warm_start=False, rng=0)
+    assert ind.best is ind.fits[ind.best_index]
+    assert ind.tots[ind.best_index] == pytest.approx(ind.best.objective)
+    same = ind.fits[perm.best_index]
+    np.testing.assert_array_equal(perm.best.weights, same.weights)
+    np.testing.assert_array_equal(perm.best.labels, same.labels)
+    assert perm.fits[perm.best_index].wbound == perm.best_wbound
     text = repr(perm)
     assert "Tuning parameter selection results for Sparse K-means Clustering" in text
     assert "# Non-Zero W's" in text and "Gap Statistic" in text
@@ -296,8 +303,9 @@ def test_permute_returns_the_fit_and_table(sim):
 
 
 def test_permute_fits_are_independent_of_the_bound_order(sim):
-    a = kmeans_sparse_permute(sim.data, 3, wbounds=[1.5, 2.5, 4.0], nperms=3, rng=2)
-    b = kmeans_sparse_permute(sim.data, 3, wbounds=[4.0, 2.5, 1.5], nperms=3, rng=2)
+    kw = {"nperms": 3, "warm_start": False, "rng": 2}
+    a = kmeans_sparse_permute(sim.data, 3, wbounds=[1.5, 2.5, 4.0], **kw)
+    b = kmeans_sparse_permute(sim.data, 3, wbounds=[4.0, 2.5, 1.5], **kw)
     np.testing.assert_allclose(a.tots, b.tots[::-1], rtol=1e-12)
     np.testing.assert_allclose(a.permtots, b.permtots[::-1], rtol=1e-12)
     assert a.best_wbound == b.best_wbound
