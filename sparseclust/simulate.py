@@ -380,6 +380,7 @@ def craft_fig2c(
     Returns
     -------
     Simulated
+        The data, the true labels and the true subspaces.
 
     Examples
     --------
@@ -460,7 +461,7 @@ def craft_fig3c(
     * cluster 2: f21-f32, N(10, 1);
     * f15-f20 and f33-f36 (10 features) belong to no subspace.
 
-    Every feature outside a point's cluster subspace is N(0, ``noise_sd``^2). Given
+    Every feature outside a point's cluster subspace is N(0, ``noise_sd ** 2``). Given
     the true labels, the fixed budget (the 12 features of lowest within-cluster sd)
     recovered every subspace exactly on all of 300 seeds.
 
@@ -480,6 +481,7 @@ def craft_fig3c(
     Returns
     -------
     Simulated
+        The data, the true labels and the true subspaces.
 
     Examples
     --------
@@ -533,6 +535,7 @@ def craft_fig4a(
     Returns
     -------
     Simulated
+        The data, the true labels and the true subspaces.
 
     Examples
     --------
@@ -579,6 +582,7 @@ def craft_fig4c(
     Returns
     -------
     Simulated
+        The data, the true labels and the true subspaces.
 
     Examples
     --------
@@ -605,6 +609,26 @@ def sparse_sim(
     ``mu_ij = means[k]`` for a row of cluster ``k`` on the first ``q`` features and
     ``0`` on the other ``p - q``. Every cluster's subspace is the first ``q``
     features. Columns ``f1`` .. ``fp`` (float64).
+
+    Parameters
+    ----------
+    n_per_cluster : int, default 20
+        Rows per cluster.
+    p : int, default 100
+        Number of features.
+    q : int, default 50
+        Number of informative features (the first ``q``).
+    means : sequence of float, default (0.0, 0.6, 1.2)
+        Mean of each cluster on the informative features; one cluster per value.
+    shuffle : bool, default False
+        Permute the rows (otherwise grouped by cluster, cluster 0 first).
+    rng : None, int or numpy.random.Generator
+        Source of randomness.
+
+    Returns
+    -------
+    Simulated
+        The data, the true labels and the true subspaces.
 
     Examples
     --------
@@ -646,6 +670,24 @@ def sparse_motivating(
     Means ``(-shift, 0)`` and ``(shift, 0)``, covariance ``[[1, rho], [rho, 1]]``:
     the clusters differ on ``f1`` only, but standard k-means splits along the long
     axis of the ellipses. Both subspaces are ``{f1}``.
+
+    Parameters
+    ----------
+    n_per_cluster : int, default 100
+        Rows per cluster.
+    shift : float, default 0.5
+        Half the distance between the means along ``f1``.
+    rho : float in (-1, 1), default 0.78
+        Correlation of ``f1`` and ``f2`` within a cluster.
+    shuffle : bool, default False
+        Permute the rows (otherwise grouped by cluster, cluster 0 first).
+    rng : None, int or numpy.random.Generator
+        Source of randomness.
+
+    Returns
+    -------
+    Simulated
+        The data, the true labels and the true subspaces.
 
     Examples
     --------
@@ -766,6 +808,7 @@ def covariate_sim(
     shuffle : bool, default False
         Permute the rows (otherwise grouped by class, class 0 first).
     rng : None, int or numpy.random.Generator
+        Source of randomness.
 
     Returns
     -------
@@ -843,7 +886,12 @@ DESIGNS: MappingProxyType[str, Callable[..., Simulated]] = MappingProxyType(
 
 
 def list_designs() -> list[str]:
-    """Names of the simulated designs, sorted.
+    """Return the names of the simulated designs, sorted.
+
+    Returns
+    -------
+    list of str
+        The keys of :data:`DESIGNS`, each a function of this module.
 
     Examples
     --------

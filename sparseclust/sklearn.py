@@ -144,8 +144,8 @@ class SparseKMeans(ClusterMixin, BaseEstimator):
         L1 bound on the weights (``> 1``). Default ``None``: ``0.5 sqrt(p)``, or
         ``(1 + sqrt(p)) / 2`` for ``p <= 4`` (as :func:`sparseclust.sparse_hclust`).
         Choose it with :func:`sparseclust.kmeans_sparse_permute`.
-    weights, algorithm, nstart, max_iter, scale
-        As :func:`sparseclust.sparse_kmeans`.
+    weights, algorithm, nstart, max_iter, scale : see :func:`sparseclust.sparse_kmeans`
+        The parameters of :func:`sparseclust.sparse_kmeans`, with its defaults.
     random_state : None, int, Generator or RandomState
         Passed on as ``rng``.
 
@@ -160,6 +160,14 @@ class SparseKMeans(ClusterMixin, BaseEstimator):
     result_ : SparseKMeansResult
     n_features_in_, feature_names_in_
         scikit-learn's input bookkeeping (names only when fitted on a DataFrame).
+
+    Examples
+    --------
+    >>> from sparseclust.simulate import sparse_sim
+    >>> sim = sparse_sim(rng=1)
+    >>> model = SparseKMeans(n_clusters=3, wbound=5, random_state=0).fit(sim.data)
+    >>> model.labels_.shape, model.weights_.shape
+    ((60,), (100,))
     """
 
     def __init__(
@@ -215,8 +223,8 @@ class SparseHierarchical(ClusterMixin, BaseEstimator):
     ----------
     n_clusters : int, default 2
         Passed as ``k``.
-    wbound, method, dissimilarity, weights, niter
-        As :func:`sparseclust.sparse_hclust`.
+    wbound, method, dissimilarity, weights, niter : see :func:`sparseclust.sparse_hclust`
+        The parameters of :func:`sparseclust.sparse_hclust`, with its defaults.
 
     Attributes
     ----------
@@ -224,6 +232,14 @@ class SparseHierarchical(ClusterMixin, BaseEstimator):
     weights_ : ndarray of float
     result_ : SparseHClustResult
     n_features_in_, feature_names_in_
+
+    Examples
+    --------
+    >>> from sparseclust.simulate import sparse_sim
+    >>> sim = sparse_sim(rng=1)
+    >>> model = SparseHierarchical(n_clusters=3, wbound=5).fit(sim.data)
+    >>> sorted(set(model.labels_.tolist()))
+    [0, 1, 2]
     """
 
     def __init__(
@@ -267,12 +283,16 @@ class CRAFT(ClusterMixin, BaseEstimator):
     Parameters
     ----------
     m : float, default 0.5
+        Fraction of the features each cluster selects.
     n_clusters : int, optional
         Passed as ``k``; with neither it nor ``lam`` K is chosen automatically
         (``k_method``).
-    lam, rho, budget, eps_c, eps_v, scale, alpha, sigma_floor, n_init, max_iter,
-    shuffle, k_max, k_method, n_pairs, subsample, n_refs, k_rule, n_jobs
-        As :func:`sparseclust.craft`.
+    lam, rho, budget, eps_c, eps_v, scale : see :func:`sparseclust.craft`
+        The parameters of :func:`sparseclust.craft`, with its defaults.
+    alpha, sigma_floor, n_init, max_iter, shuffle : see :func:`sparseclust.craft`
+        The parameters of :func:`sparseclust.craft`, with its defaults.
+    k_max, k_method, n_pairs, subsample, n_refs, k_rule, n_jobs : see :func:`sparseclust.craft`
+        The parameters of :func:`sparseclust.craft` for the automatic choice of K.
     random_state : None, int, Generator or RandomState
         Passed on as ``rng``.
 
@@ -284,6 +304,14 @@ class CRAFT(ClusterMixin, BaseEstimator):
     n_iter_ : int
     result_ : CraftResult
     n_features_in_, feature_names_in_
+
+    Examples
+    --------
+    >>> from sparseclust.simulate import craft_fig2a
+    >>> sim = craft_fig2a(rng=0)
+    >>> model = CRAFT(m=1 / 3, n_clusters=3, random_state=0).fit(sim.data)
+    >>> model.selected_.sum(axis=1).tolist()
+    [8, 8, 8]
     """
 
     def __init__(
@@ -364,9 +392,10 @@ class CovariateClustering(ClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    similarity, knn, method, nu, lam, sigma, sigma_rule, select, n_folds, rho, tol,
-    max_iter, gammas, ks, n_jobs
-        As :func:`sparseclust.covariate_clustering`.
+    similarity, knn, method, nu, lam, sigma, sigma_rule : see :func:`sparseclust.covariate_clustering`
+        The parameters of :func:`sparseclust.covariate_clustering`, with its defaults.
+    select, n_folds, rho, tol, max_iter, gammas, ks, n_jobs : see :func:`sparseclust.covariate_clustering`
+        The parameters of :func:`sparseclust.covariate_clustering`, with its defaults.
     random_state : None, int, Generator or RandomState
         Passed on as ``rng``.
 
@@ -379,6 +408,14 @@ class CovariateClustering(ClassifierMixin, BaseEstimator):
     intercept_ : ndarray (n_classes,)
     result_ : CovariateClusteringResult
     n_features_in_, feature_names_in_
+
+    Examples
+    --------
+    >>> from sparseclust.simulate import covariate_sim
+    >>> sim = covariate_sim(40, m=4, rng=0)
+    >>> model = CovariateClustering(sim.sigma, sigma=0.1).fit(sim.data, sim.labels)
+    >>> model.predict(sim.data).shape
+    (40,)
     """
 
     def __init__(

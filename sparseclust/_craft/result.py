@@ -64,6 +64,14 @@ class CraftResult(ClusterResult):
         gives ``nll`` and ``ref_nll``) and ``chosen``. Its ``attrs`` record ``rows``
         (the rows K was chosen on: a seeded subsample of ``k_sample_rows`` rows of
         larger data), ``n_obs`` (the data's rows) and ``k_method``.
+
+    Examples
+    --------
+    >>> from sparseclust import craft
+    >>> from sparseclust.simulate import craft_fig2a
+    >>> fit = craft(craft_fig2a(n_per_cluster=30, rng=0).data, m=1 / 3, k=3, rng=0)
+    >>> type(fit).__name__, fit.n_clusters, fit.selected.shape
+    ('CraftResult', 3, (3, 24))
     """
 
     selected: pd.DataFrame

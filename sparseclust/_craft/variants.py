@@ -24,7 +24,7 @@ import pandas as pd
 
 from .._data.dtypes import ColumnInfo
 from .._data.params import Choice, Columns, Flag, Int, Number, Seed, Workers, as_rng, rules
-from .._data.stages import repair_sd
+from .._data.stages import repair_sd, warn_spread
 from .._data.table import ColumnTable, VariableSpec
 from .._results.format import call_string, fmt
 from .._tuning.penalty import resolve_penalty
@@ -65,6 +65,14 @@ class EntropyResult(CraftResult):
     means mu (one column per level; the two columns of a variable sum to 1).
     ``objective`` is the trace of sum of cross-entropies + lambda K, and
     ``neg_loglik`` the summed cross-entropy of the chosen run.
+
+    Examples
+    --------
+    >>> from sparseclust import entropy_clustering
+    >>> from sparseclust.simulate import craft_fig2a
+    >>> fit = entropy_clustering(craft_fig2a(n_per_cluster=30, rng=0).data, k=3, rng=0)
+    >>> type(fit).__name__, fit.n_clusters
+    ('EntropyResult', 3)
     """
 
     method_name: ClassVar[str] = "Entropy clustering"
@@ -119,6 +127,14 @@ class DPRFResult(CraftResult):
     squared-error criterion used to compare restarts (see :func:`dp_rf`).
     ``variables`` and ``table`` are the input variables (profiles show their
     level shares).
+
+    Examples
+    --------
+    >>> from sparseclust import dp_rf
+    >>> from sparseclust.simulate import craft_fig2a
+    >>> fit = dp_rf(craft_fig2a(n_per_cluster=30, rng=0).data, m=1 / 3, k=3, rng=0)
+    >>> type(fit).__name__, fit.n_clusters
+    ('DPRFResult', 3)
     """
 
     design_names: tuple[str, ...] = ()
@@ -557,6 +573,7 @@ def dp_rf(
     rho = check_rho(m, rho)
     generator = as_rng(rng)
     table = read_table(x, data=data, categorical=categorical, numeric=numeric, missing=missing)
+    warn_spread(table.numeric, table.numeric_names, scale=scale)
     pen = resolve_penalty(lam, k, n_obs=table.n_obs, func="dp_rf")
     design = _design_table(table)
     X = design.numeric.copy()

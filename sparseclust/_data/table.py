@@ -75,6 +75,15 @@ class VariableSpec(NamesByKind):
 
     Two specs are equal when they read the same variables the same way (names,
     kinds, reasons, levels in order, formula terms and response).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from sparseclust import build_table
+    >>> df = pd.DataFrame({"x": [1.0, 2.0, 3.0], "g": ["a", "b", "a"]})
+    >>> spec = build_table(df).spec
+    >>> spec.names, spec.levels["g"].tolist()
+    (['x', 'g'], ['a', 'b'])
     """
 
     columns: tuple[ColumnInfo, ...]
@@ -155,6 +164,15 @@ class ColumnTable:
         The left-hand side of a two-sided formula (or ``y=``), kept rows only.
     frame : DataFrame
         The typed variables on the kept rows (for profiles and summaries).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from sparseclust import build_table
+    >>> df = pd.DataFrame({"x": [1.0, 2.0, 3.0], "g": ["a", "b", "a"]})
+    >>> table = build_table(df)
+    >>> table.numeric.shape, table.codes.tolist()
+    ((3, 1), [[0], [1], [0]])
     """
 
     numeric: np.ndarray

@@ -44,6 +44,14 @@ class DPMeansResult(ClusterResult):
         Every (lam, n_clusters) tried when lambda was calibrated to ``k``.
     init, scale : str, bool
         Settings used.
+
+    Examples
+    --------
+    >>> from sparseclust import dpmeans
+    >>> from sparseclust.simulate import sparse_sim
+    >>> fit = dpmeans(sparse_sim(rng=1).data, k=3)
+    >>> type(fit).__name__, fit.n_clusters, fit.centers.shape
+    ('DPMeansResult', 3, (3, 100))
     """
 
     centers: pd.DataFrame

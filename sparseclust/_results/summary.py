@@ -22,6 +22,14 @@ class Summary:
         Machine-readable tables, e.g. ``s.tables["clusters"]``.
     notes : list of str
         Dropped rows, convergence, scaling and other remarks.
+
+    Examples
+    --------
+    >>> from sparseclust import dpmeans
+    >>> from sparseclust.simulate import sparse_sim
+    >>> summary = dpmeans(sparse_sim(rng=1).data, k=3).summary()
+    >>> type(summary).__name__, "clusters" in summary.tables
+    ('Summary', True)
     """
 
     title: str

@@ -63,6 +63,18 @@ class PermuteResult(Printed):
     nperms : int
     call : str
     params : dict
+    dists : Dissimilarities or None
+        Hierarchical: the data's dissimilarities, for the fit at the chosen bound
+        without preparing them again, ``sparse_hclust(dists=perm.dists,
+        wbound=perm.best_wbound, method="complete")`` (sparcl's ``perm.out$dists``).
+
+    Examples
+    --------
+    >>> from sparseclust import kmeans_sparse_permute
+    >>> from sparseclust.simulate import sparse_sim
+    >>> perm = kmeans_sparse_permute(sparse_sim(rng=1).data, 3, wbounds=[2, 5], nperms=3, rng=1)
+    >>> type(perm).__name__, len(perm.table), perm.best_wbound in (2.0, 5.0)
+    ('PermuteResult', 2, True)
     """
 
     table: pd.DataFrame
@@ -78,6 +90,7 @@ class PermuteResult(Printed):
     call: str
     params: dict
     method: str = "kmeans"
+    dists: Any = None
 
     titles: ClassVar[dict[str, str]] = {
         "kmeans": "Sparse K-means Clustering",
@@ -178,6 +191,7 @@ def make_permute_result(
     params: dict,
     method: str,
     refit: Callable[[int], Any] | None = None,
+    dists: Any = None,
 ) -> PermuteResult:
     """Gap table, choice and result from the objectives (shared by both methods).
 
@@ -209,4 +223,5 @@ def make_permute_result(
         call=call,
         params=params,
         method=method,
+        dists=dists,
     )

@@ -220,6 +220,11 @@ def load_dataset(
         As in the ``load_<name>`` functions: ``True`` returns one DataFrame including
         the label column, ``False`` the tuple ``(X, y)``.
 
+    Returns
+    -------
+    DataFrame or tuple of (DataFrame, Series)
+        The data set, as the ``load_<name>`` function returns it.
+
     Raises
     ------
     ValueError
