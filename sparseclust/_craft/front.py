@@ -336,6 +336,26 @@ def craft_lambda(
     farthest from the global mean (a singleton has no spread to rank by). Using all
     features instead collapses Monk-3 and scaled Wine to one cluster.
 
+    Parameters
+    ----------
+    x : DataFrame, 2-D array or formula str
+        The data, or a formula such as ``"~ . - id"`` with ``data=``.
+    data : DataFrame, optional
+        The data a formula ``x`` is read from.
+    k : int
+        The number of points added to T (the wanted number of clusters).
+    m, rho, alpha, scale, missing : see :func:`craft`
+        As in :func:`craft`.
+    categorical, numeric : list of str, optional
+        Columns whose kind is set by name, overriding detection by dtype.
+    rng : None, int or Generator
+        Seeds the random first point.
+
+    Returns
+    -------
+    float
+        The lambda to pass to ``craft(lam=...)``.
+
     Examples
     --------
     >>> from sparseclust.datasets import load_wine
@@ -424,9 +444,11 @@ def craft(
 
     Parameters
     ----------
-    x : DataFrame, 2-D array or formula string
+    x : DataFrame, 2-D array or formula str
         The data (numeric and categorical columns, detected by dtype), or a formula
         such as ``"~ . - id"`` with ``data=``.
+    data : DataFrame, optional
+        The data a formula ``x`` is read from.
     m : float in (0, 1)
         Fraction of features selected per cluster (fixed budget), the prior mean of
         the selection probabilities.
@@ -449,8 +471,10 @@ def craft(
         absorbs them all, so the approximate budget needs ``eps_v`` below the spread
         of the true clusters but above that of the whole data, as in the paper's
         Fig. 4 designs; prefer the fixed budget on data without such structure.
-    eps_c : float in (0, 1), default 0.8 (approximate budget).
-    eps_v : float > 0, default half the median variance of the numeric columns in the
+    eps_c : float in (0, 1), default 0.8
+        Approximate budget: the share of a cluster's spread its selected features keep.
+    eps_v : float > 0, optional
+        Approximate budget, numeric features. Default half the median variance of the numeric columns in the
         units clustered (0.5 when ``scale=True``; the paper's 4-6 on its raw data).
     categorical, numeric : list of str, optional
         Override detected kinds.
@@ -497,7 +521,7 @@ def craft(
         clustering is best reproduced across pairs of subsamples. ``"gap"``: the gap
         statistic over K = 1..k_max. ``k_selection`` holds the curve,
         ``plot_k_selection()`` draws it.
-    n_pairs, subsample
+    n_pairs, subsample : int, float
         Stability: pairs of subsamples and the fraction of rows in each.
     n_refs : int
         Permutation reference data sets for the gap statistic (both methods).
@@ -540,10 +564,12 @@ def craft(
     sample_rows : int
         Rows of that sample.
     rng : None, int or Generator
+        Seeds the restarts and the choice of K.
 
     Returns
     -------
     CraftResult
+        The fit: labels, selected features, profiles, print and plots.
         On the Dask backend ``labels`` is a lazy Dask Series on the input's index
         and partitions; everything else is concrete.
 

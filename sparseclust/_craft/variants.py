@@ -328,7 +328,7 @@ def entropy_clustering(
 
     Parameters
     ----------
-    x : DataFrame, 2-D array or formula string
+    x : DataFrame, 2-D array or formula str
         Binary data: every variable must have exactly two levels -- ``bool``,
         numbers that are all 0 or 1 (read as two-level categories), or categories /
         strings with two levels. Anything else is a ``ValueError`` naming the
@@ -363,6 +363,7 @@ def entropy_clustering(
     keep_data : bool
         Keep the typed data on the result (profiles, summaries).
     rng : None, int or Generator
+        Seeds the restarts.
 
     Returns
     -------
@@ -482,7 +483,7 @@ def dp_rf(
 
     Parameters
     ----------
-    x : DataFrame, 2-D array or formula string
+    x : DataFrame, 2-D array or formula str
         The data, or a formula with ``data=``. Numeric variables are used as they
         are (standardised with ``scale=True``); categorical ones enter as full
         one-hot 0/1 columns named ``"var[level]"`` (as in :func:`~sparseclust.dpmeans`),
@@ -525,6 +526,7 @@ def dp_rf(
     keep_data : bool
         Keep the typed data on the result (profiles, summaries).
     rng : None, int or Generator
+        Seeds the restarts.
 
     Returns
     -------

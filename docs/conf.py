@@ -1,0 +1,110 @@
+"""Sphinx configuration of the sparseclust documentation site.
+
+Build (offline, warnings as errors)::
+
+    pip install ".[docs]" && python -m sphinx -W --keep-going -b html docs docs/_build/html
+
+The gallery pages are generated at build time by running the vignettes in fast mode
+(``docs/_ext/vignette_gallery.py``); ``SPARSECLUST_DOCS_INTERSPHINX=1`` turns on links
+into the Python, numpy, pandas and scikit-learn documentation (needs the network).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE / "_ext"))
+sys.path.insert(0, str(HERE.parent))
+
+import sparseclust  # noqa: E402
+
+project = "sparseclust"
+author = "the sparseclust authors"
+copyright = "the sparseclust authors, BSD-3-Clause"  # noqa: A001
+release = sparseclust.__version__
+version = release
+
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "sphinx.ext.mathjax",
+    "numpydoc",
+    "myst_parser",
+    "sphinx_copybutton",
+    "sphinxarg.ext",
+    "vignette_gallery",
+]
+
+source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
+root_doc = "index"
+exclude_patterns = ["_build", "_templates", "Thumbs.db", ".DS_Store"]
+templates_path = ["_templates"]
+html_static_path = ["_static"]
+html_css_files = ["custom.css"]
+
+# -- API reference -------------------------------------------------------------------
+autosummary_generate = True
+autosummary_imported_members = True
+autodoc_default_options = {"members": False}
+autodoc_typehints = "none"  # the numpydoc Parameters sections say the types
+add_module_names = False
+
+numpydoc_show_class_members = False
+numpydoc_class_members_toctree = False
+numpydoc_attributes_as_param_list = True
+numpydoc_xref_param_type = False
+# Every public docstring is validated at build time; with -W an error fails the build.
+# Left out: GL01/GL02 (where the summary and closing quotes sit), SS06 (a summary may
+# wrap to a second line), ES01 (an extended summary: the short ones are complete),
+# SA01 (a See Also section), RT02 (numpydoc's "type only" rule for named returns) and
+# PR03 (order: parameters that share a description are documented together).
+numpydoc_validation_checks = {"all", "GL01", "GL02", "SS06", "ES01", "SA01", "RT02", "PR03"}
+# Result types and records are built by the package, not by users: their fields are
+# documented under "Attributes", so the constructor-parameter check (PR01) is skipped
+# for a class docstring that has an Attributes section and no Parameters section (and
+# for the CRAFT variants' results and VariableSpec, whose docstrings point to them).
+numpydoc_validation_overrides = {
+    "PR01": [
+        r"^(?![\s\S]*\n\s*Parameters\n\s*-+\n)[\s\S]*\n\s*Attributes\n\s*-+\n",
+        r"^Result of :func:`\w+` \(a :class:`CraftResult`\)",  # its fields are CraftResult's
+        r"^How each variable was read",  # VariableSpec: built by build_table
+    ]
+}
+# DESIGNS is a mapping (data), documented by its module.
+numpydoc_validation_exclude = {r"\._[a-z]", r"\.__[a-z]+__$", r"^sparseclust\.simulate\.DESIGNS$"}
+
+# -- MyST (the guide pages and the gallery are Markdown) -----------------------------
+myst_enable_extensions = ["dollarmath", "colon_fence", "deflist"]
+myst_heading_anchors = 3
+
+# -- Gallery: the vignettes, run in fast mode at build time ---------------------------
+vignette_gallery_dir = "gallery"
+vignette_gallery_source = str(HERE.parent / "vignettes")
+vignette_gallery_jobs = int(os.environ.get("SPARSECLUST_DOCS_JOBS", "2"))
+
+# -- HTML ------------------------------------------------------------------------------
+html_theme = "pydata_sphinx_theme"
+html_title = f"sparseclust {release}"
+html_theme_options = {
+    "navigation_with_keys": False,
+    "show_toc_level": 2,
+    "header_links_before_dropdown": 6,
+    "secondary_sidebar_items": ["page-toc"],
+    "footer_start": ["copyright"],
+    "footer_end": ["sphinx-version"],
+}
+html_show_sourcelink = False
+html_context = {"default_mode": "light"}
+
+# -- Optional: links into other projects' docs (off by default: the build is offline) --
+if os.environ.get("SPARSECLUST_DOCS_INTERSPHINX") == "1":
+    extensions.append("sphinx.ext.intersphinx")
+    intersphinx_mapping = {
+        "python": ("https://docs.python.org/3", None),
+        "numpy": ("https://numpy.org/doc/stable", None),
+        "pandas": ("https://pandas.pydata.org/docs", None),
+        "sklearn": ("https://scikit-learn.org/stable", None),
+    }
