@@ -73,10 +73,49 @@ def _leaf_labels(labels: Any, names: pd.Index | None, n: int) -> list[str] | Non
     return [str(v) for v in lab]
 
 
-def _draw_tree(ax: Any, Z: np.ndarray, *, color: str = "black", linewidth: float = 0.8) -> Any:
+def _leaf_heights(Z: np.ndarray) -> np.ndarray:
+    """The height of the merge that takes in each observation (by observation)."""
+    n = Z.shape[0] + 1
+    h = np.zeros(n)
+    for a, b, height in zip(Z[:, 0].astype(int), Z[:, 1].astype(int), Z[:, 2], strict=True):
+        for c in (a, b):
+            if c < n:
+                h[c] = height
+    return h
+
+
+def _span(Z: np.ndarray) -> float:
+    """The range of the heights (from 0 or the lowest merge), R's unit for ``hang``."""
+    return float(Z[:, 2].max() - min(0.0, float(Z[:, 2].min()))) or 1.0 if len(Z) else 1.0
+
+
+def _hang(ic: np.ndarray, dc: np.ndarray, leaves: np.ndarray, Z: np.ndarray, length: float):
+    """Shorten each leaf's leg to ``length`` below its merge (R's ``plot(hc, hang=)``)."""
+    base = dc.min() if dc.size else 0.0
+    x_leaf = {5.0 + 10.0 * pos: leaf for pos, leaf in enumerate(leaves.tolist())}
+    h = _leaf_heights(Z)
+    for r in range(ic.shape[0]):
+        for bottom, top in ((0, 1), (3, 2)):
+            leaf = x_leaf.get(float(ic[r, bottom]))
+            if leaf is not None and dc[r, bottom] == base and dc[r, top] == h[leaf]:
+                dc[r, bottom] = h[leaf] - length
+
+
+def _draw_tree(
+    ax: Any,
+    Z: np.ndarray,
+    *,
+    color: str = "black",
+    linewidth: float = 0.8,
+    hang: float | None = None,
+) -> Any:
+    """Draw the tree; ``hang`` (a fraction of the heights' range, as R's) hangs each leaf
+    that far below its merge, else the leaves sit on the lowest merge's level."""
     from matplotlib.collections import LineCollection
 
     ic, dc, leaves = _layout(Z)
+    if hang is not None and len(Z):
+        _hang(ic, dc, leaves, Z, hang * _span(Z))
     segs = np.stack([ic, dc], axis=-1) if len(ic) else np.zeros((0, 4, 2))
     lc = LineCollection(list(segs), colors=color, linewidths=linewidth)
     lc.set_gid("dendrogram")
@@ -163,6 +202,7 @@ def _y_series(y: Any, names: pd.Index | None, n: int, kept: np.ndarray | None) -
 
 @rules(
     branchlength=Number(min=0, min_inclusive=False, none=True),
+    hang=Number(min=0, none=True),
     linewidth=Number(min=0),
 )
 def color_dendrogram(
@@ -170,13 +210,24 @@ def color_dendrogram(
     y: Any,
     *,
     ax: Any = None,
+    main: str | None = None,
     branchlength: float | None = None,
+    hang: float | None = 0.2,
     labels: Any = None,
+    xlab: str = "",
+    ylab: str = "Height",
     palette: Any = None,
     title: str = "",
     linewidth: float = 0.8,
 ) -> Any:
-    """Draw a dendrogram with each leaf's class as a coloured segment (sparcl's ``ColorDendrogram``).
+    """Draw a dendrogram with each leaf's branch coloured by its class (sparcl's ``ColorDendrogram``).
+
+    R -> Python: ``ColorDendrogram(hc, y, main = "My data", branchlength = 3)`` is
+    ``color_dendrogram(fit, y, main="My data", branchlength=3)`` (``fit`` a
+    :func:`~sparseclust.sparse_hclust` result or any scipy linkage). As sparcl's, the
+    leaves hang below their merge (``hang=0.2`` of the heights' range, R's
+    ``plot(hc, hang = .2)``) and a segment of ``branchlength`` height units from the
+    merge down each leaf's branch takes the colour of the leaf's ``y``.
 
     Parameters
     ----------
@@ -189,17 +240,27 @@ def color_dendrogram(
         value gets a colour.
     ax : Axes, optional
         Drawn on a new figure when None.
+    main : str, optional
+        Title (sparcl's ``main``; ``title=`` is the same).
     branchlength : float, optional
-        Length of the coloured segments below the leaves, in height units (sparcl's
-        ``branchlength=.7`` is in the units of its tree), > 0. Default 10% of the
-        tree's height.
+        Length of the coloured segments, in height units (sparcl's ``branchlength``,
+        default ``.7`` there, in the units of its tree), > 0. Default: the whole
+        hanging branch (without ``hang``: 10% of the tree's height, below the leaves).
+    hang : float or None, default 0.2
+        How far each leaf hangs below its merge, as a fraction of the range of the
+        heights (R's ``hang``, 0.2 in sparcl). None: every leaf reaches the base line
+        and the coloured segments are bars under the leaves.
     labels : list, False or None
         Leaf labels in data order; ``None`` labels by row name up to 50 leaves,
         ``False`` never.
     palette : None, colormap name, list of colours or dict value -> colour
         Default ``tab10`` (``tab20`` beyond 10 values).
+    xlab, ylab : str
+        Axis labels (sparcl's ``xlab``, ``ylab``). Anything else (R's ``sub``,
+        ``cex.main``) is set on the returned Axes, e.g. ``ax.set_title("My data",
+        fontsize=14)`` or ``ax.figure.suptitle(...)``.
     title : str, default ""
-        Title of the axes.
+        As ``main``.
     linewidth : float, default 0.8
         Width of the tree's lines (>= 0).
 
@@ -225,19 +286,26 @@ def color_dendrogram(
     n = Z.shape[0] + 1
     row_labels = getattr(result_or_linkage, "labels", None)  # <NA> on rows not in the tree
     kept = None if row_labels is None else row_labels.notna().to_numpy()
+    if main is not None and title:
+        raise ValueError("pass the title once: main= (sparcl's name) or title=, not both.")
     ys = _y_series(y, names, n, kept)
     ax = _axes(ax)
-    leaves, bottom, top = _draw_tree(ax, Z, linewidth=linewidth)
-    if branchlength is None:
-        branchlength = 0.1 * (top - bottom or 1.0)
+    leaves, bottom, top = _draw_tree(ax, Z, linewidth=linewidth, hang=hang)
+    if hang is None:  # bars under the leaves
+        start = np.full(n, bottom)
+        branchlength = 0.1 * (top - bottom or 1.0) if branchlength is None else branchlength
+    else:  # sparcl's: down each leaf's branch from its merge
+        start = _leaf_heights(Z)[leaves] if len(Z) else np.zeros(n)
+        branchlength = (hang * _span(Z) or 1.0) if branchlength is None else branchlength
     colours, mapping = _colours(ys, palette)
     x = 5 + 10 * np.arange(n)
-    segs = [[(x[pos], bottom), (x[pos], bottom - branchlength)] for pos in range(n)]
+    segs = [[(x[pos], start[pos]), (x[pos], start[pos] - branchlength)] for pos in range(n)]
     leaf_cols = [colours[leaf] for leaf in leaves]
-    lc = LineCollection(segs, colors=leaf_cols, linewidths=max(1.5, min(6.0, 400.0 / n)))
+    lc = LineCollection(segs, colors=leaf_cols, linewidths=max(1.0, min(3.0, 200.0 / n)))
     lc.set_gid("leaf_colours")
     ax.add_collection(lc)
-    ax.set_ylim(bottom - 1.05 * branchlength, ax.get_ylim()[1])
+    low = min(float(start.min() - branchlength), bottom)
+    ax.set_ylim(low - 0.03 * (top - low), ax.get_ylim()[1])
     _set_leaf_ticks(ax, leaves, _leaf_labels(labels, names, n))
     handles = [Patch(color=c, label=str(v)) for v, c in mapping.items()]
     name = ys.name if ys.name is not None else "y"
@@ -249,7 +317,9 @@ def color_dendrogram(
         bbox_to_anchor=(1.0, 1.0),
         frameon=False,
     )
-    ax.set_title(title)
+    ax.set_title(main if main is not None else title)
+    ax.set_xlabel(xlab)
+    ax.set_ylabel(ylab)
     return ax
 
 

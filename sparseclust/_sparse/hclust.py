@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import time
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, ClassVar
 
@@ -29,6 +29,7 @@ from .._results.summary import Summary
 from ..exceptions import ConvergenceWarning
 from .dissimilarity import (
     TOL,
+    GramSquared,
     MaterialisedD,
     PairStream,
     UWFit,
@@ -177,6 +178,10 @@ class SparseHClustResult(ClusterResult):
     n_iter, converged : int, bool
         Alternation steps and whether the weights settled (relative L1 change
         ``<= 1e-4``) within ``niter``.
+    dists : Dissimilarities or None
+        The dissimilarities, for another fit on the same data
+        (``sparse_hclust(dists=fit.dists, wbound=...)``, sparcl's ``$dists``); None
+        with ``keep_data=False``.
     """
 
     weights: pd.Series
@@ -197,6 +202,7 @@ class SparseHClustResult(ClusterResult):
     standardize_arrays: bool = False
     scale: bool = False
     complementary: bool = False
+    dists: Any = None
 
     method_name: ClassVar[str] = "Sparse hierarchical clustering"
     plot_hint: ClassVar[str] = (
@@ -407,6 +413,84 @@ def _read(
     return table, list(table.numeric_names)
 
 
+@dataclass(frozen=True, eq=False, repr=False)
+class Dissimilarities:
+    """The dissimilarities of one data set, ready for another fit: sparcl's ``dists``.
+
+    sparcl passes its ``n(n-1)/2 x p`` matrix ``D`` (``perm.out$dists``) back to
+    ``HierarchicalSparseCluster(dists = , wbound = )`` so that a second fit skips
+    computing it. Here ``D`` is never formed; what a fit needs is the operator for
+    ``D w`` and ``u'D`` (the centred data and, with missing values, the pair
+    rescaling; for ``"absolute"`` and ``weights="sparcl"`` the data the pair blocks are
+    computed from) and the first alternation step from ``w = 1``, the same for every
+    bound. ``sparse_hclust(dists=perm.dists, wbound=...)`` reuses both, and the typed
+    table, so the data are not read or prepared again.
+
+    Attributes
+    ----------
+    op : GramSquared or PairStream
+        The operator (:mod:`sparseclust._sparse.dissimilarity`).
+    dissimilarity, weights : str
+        What it was built for; a fit from it must use the same.
+    table : ColumnTable
+        The typed data (row and column names, the rows kept).
+    standardize_arrays, scale : bool
+        How the data were prepared.
+    first : tuple or None
+        ``(u, u'D)`` from ``w = 1`` once computed (without ``uorth``).
+    """
+
+    op: Any
+    dissimilarity: str
+    weights: str
+    table: ColumnTable
+    standardize_arrays: bool = False
+    scale: bool = False
+    first: list = field(default_factory=list)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """(observations, features)."""
+        return int(self.op.n), int(self.op.p)
+
+    def first_step(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(u, u'D)`` from ``w = 1``, computed once."""
+        if not self.first:
+            self.first.append(first_step(self.op))
+        return self.first[0]
+
+    def __repr__(self) -> str:
+        n, p = self.shape
+        how = "Gram products" if isinstance(self.op, GramSquared) else "pair blocks on the fly"
+        return (
+            f"<Dissimilarities: {n} observations x {p} features, {self.dissimilarity}, "
+            f"weights={self.weights!r} ({how}; the {n * (n - 1) // 2} x {p} matrix is never "
+            f"formed)>"
+        )
+
+
+def _from_dists(dists: Any, x: Any, dissimilarity: str, weights: str, **prep: bool) -> None:
+    """Check that ``dists`` can serve a fit with these settings."""
+    if not isinstance(dists, Dissimilarities):
+        raise TypeError(
+            f"dists must be the .dists of a hclust_sparse_permute or sparse_hclust result "
+            f"(a Dissimilarities); got {type(dists).__name__}. sparcl's n(n-1)/2 x p matrix is "
+            f"not used here: pass the data as x instead."
+        )
+    if x is not None:
+        raise ValueError("pass either x (the data) or dists=, not both (as sparcl).")
+    for name, want, got in [
+        ("dissimilarity", dists.dissimilarity, dissimilarity),
+        ("weights", dists.weights, weights),
+        *((k, getattr(dists, k), v) for k, v in prep.items()),
+    ]:
+        if want != got:
+            raise ValueError(
+                f"dists were made with {name}={want!r} but this call has {name}={got!r}; "
+                f"pass {name}={want!r} (or fit from the data with x=)."
+            )
+
+
 def _warn_convergence(what: str, niter: int, change: float) -> None:
     warnings.warn(
         f"{what} did not converge in niter={niter} iterations: the weights still "
@@ -436,6 +520,7 @@ def _build_result(
     complementary: bool,
     cluster_features: bool = False,
     method_features: str = "average",
+    dists: Dissimilarities | None = None,
 ) -> SparseHClustResult:
     u = fit.u / math.sqrt(2.0)
     Z = tree_linkage(u, method)
@@ -474,6 +559,7 @@ def _build_result(
         standardize_arrays=standardize_arrays,
         scale=scale,
         complementary=complementary,
+        dists=dists,
     )
 
 
@@ -499,6 +585,7 @@ def sparse_hclust(
     categorical: Any = None,
     keep_data: bool = True,
     block_size: int | None = None,
+    dists: Any = None,
 ) -> SparseHClustResult:
     """Sparse hierarchical clustering (sparcl's ``HierarchicalSparseCluster``).
 
@@ -556,6 +643,13 @@ def sparse_hclust(
     block_size : int, optional
         Pairs per streamed block for the absolute distance and ``weights="sparcl"``
         (default: blocks of about 1 MB, which stay in cache).
+    dists : Dissimilarities, optional
+        Instead of ``x``: the ``.dists`` of an earlier :func:`hclust_sparse_permute` or
+        :func:`sparse_hclust` result on the same data (sparcl's
+        ``HierarchicalSparseCluster(dists = perm.out$dists, wbound = )``). The fit
+        then skips reading and preparing the data and the first alternation step;
+        ``dissimilarity``, ``weights``, ``standardize_arrays`` and ``scale`` must be
+        the ones the dists were made with (an error says which).
 
     Returns
     -------
@@ -570,6 +664,8 @@ def sparse_hclust(
     ``w`` is ``<= 1e-4`` (sparcl's rule). R to Python: ``HierarchicalSparseCluster(x,
     wbound=, method=, dissimilarity=, uorth=, standardize.arrays=)`` is
     ``sparse_hclust(x, wbound=, method=, dissimilarity=, uorth=, standardize_arrays=)``;
+    ``HierarchicalSparseCluster(dists=perm.out$dists, wbound=perm.out$bestw)`` is
+    ``sparse_hclust(dists=perm.dists, wbound=perm.best_wbound)``;
     ``out$hc$merge`` is ``.merge``, ``out$hc$order`` is ``.order + 1``, ``out$u`` is
     ``.u_matrix()``, ``out$ws`` is ``.weights``, ``cutree(out$hc, k)`` is ``.cut(k) + 1``.
 
@@ -588,16 +684,22 @@ def sparse_hclust(
     [[...], [...]]
     """
     call = call_string(sparse_hclust, locals())
-    table, names = _read(x, data, missing=missing, numeric=numeric, categorical=categorical)
-    n, p = table.numeric.shape
+    prep = {"standardize_arrays": standardize_arrays, "scale": scale}
+    if dists is None:
+        table, _ = _read(x, data, missing=missing, numeric=numeric, categorical=categorical)
+        X = prepare_matrix(table.numeric, **prep)
+        op = make_operator(X, dissimilarity, weights, block_size, copy=False)
+        dists = Dissimilarities(op, dissimilarity, weights, table, **prep)
+        del X, op
+    else:
+        _from_dists(dists, x, dissimilarity, weights, **prep)
+    table, names = dists.table, list(dists.table.numeric_names)
+    n, p = dists.shape
     wbound = _check_wbound(wbound, p)
     k = _check_k(k, n)
     ut = _uorth_vector(uorth, n)
-    X = prepare_matrix(table.numeric, scale=scale, standardize_arrays=standardize_arrays)
-    op = make_operator(X, dissimilarity, weights, block_size, copy=False)
-    del X
-    fit = get_uw(op, wbound, niter=niter, mode=weights, uorth=ut)
-    del op
+    first = dists.first_step() if ut is None else None
+    fit = get_uw(dists.op, wbound, niter=niter, mode=weights, uorth=ut, first=first)
     if not fit.converged:
         _warn_convergence(f"sparse_hclust (wbound={wbound:g})", niter, fit.change)
     params = {
@@ -631,6 +733,7 @@ def sparse_hclust(
         complementary=ut is not None,
         cluster_features=cluster_features,
         method_features=method_features,
+        dists=dists if keep_data else None,
     )
 
 
@@ -753,7 +856,10 @@ def hclust_sparse_permute(
     X = prepare_matrix(table.numeric, scale=scale, standardize_arrays=standardize_arrays)
     if null == "dissimilarities":
         _check_d_budget(n, p)
-    raw, elapsed = _fit_bounds(X, wbounds, dissimilarity, weights, niter, block_size)
+    prep = {"standardize_arrays": standardize_arrays, "scale": scale}
+    op = make_operator(X, dissimilarity, weights, block_size)
+    dists = Dissimilarities(op, dissimilarity, weights, table, **prep)
+    raw, elapsed = _fit_bounds(dists, wbounds, weights, niter)
     params = {
         "wbounds": wbounds.tolist(),
         "nperms": nperms,
@@ -783,6 +889,7 @@ def hclust_sparse_permute(
             standardize_arrays=standardize_arrays,
             scale=scale,
             complementary=False,
+            dists=dists,
         )
         for f, s in zip(raw, wbounds, strict=True)
     ]
@@ -805,6 +912,7 @@ def hclust_sparse_permute(
         call=call,
         params=params,
         method="hclust",
+        dists=dists,
     )
 
 
@@ -829,19 +937,13 @@ def _check_d_budget(n: int, p: int) -> None:
 
 
 def _fit_bounds(
-    X: np.ndarray,
-    wbounds: np.ndarray,
-    dissimilarity: str,
-    weights: str,
-    niter: int,
-    block_size: int | None,
+    dists: Dissimilarities, wbounds: np.ndarray, weights: str, niter: int
 ) -> tuple[list[UWFit], float]:
     """The fits on the data at every bound (one operator; the first step is shared), and
     the seconds they took. Warns when some did not converge."""
     t0 = time.perf_counter()
-    op = make_operator(X, dissimilarity, weights, block_size)
-    first = first_step(op)
-    raw = [get_uw(op, s, niter=niter, mode=weights, first=first) for s in wbounds]
+    first = dists.first_step()
+    raw = [get_uw(dists.op, s, niter=niter, mode=weights, first=first) for s in wbounds]
     elapsed = time.perf_counter() - t0
     bad = [f for f in raw if not f.converged]
     if bad:
