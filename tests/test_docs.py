@@ -96,7 +96,9 @@ def test_api_pages_show_an_example(site):
 
 
 def _declared_figures() -> dict[str, list[str]]:
-    spec = importlib.util.spec_from_file_location("_vignette_tests", ROOT / "tests/test_vignettes.py")
+    spec = importlib.util.spec_from_file_location(
+        "_vignette_tests", ROOT / "tests/test_vignettes.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.FIGURES

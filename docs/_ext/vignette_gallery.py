@@ -126,7 +126,9 @@ def render_page(script: Path, records: list[dict], key: str, seconds: float) -> 
             continue
         parts.append(_fence(rec["text"], "python"))
         if rec["output"].strip():
-            parts.append(":::{container} vignette-output\n" + _fence(rec["output"], "none") + "\n:::")
+            parts.append(
+                ":::{container} vignette-output\n" + _fence(rec["output"], "none") + "\n:::"
+            )
         for name in rec["figures"]:
             parts.append(f"```{{figure}} images/{name}\n:class: vignette-figure\n:alt: {name}\n```")
     return "\n\n".join(parts) + "\n"
@@ -154,7 +156,9 @@ def build_page(script: Path, pages: Path) -> tuple[Path, bool]:
         "SPARSECLUST_FAST": "1",
         "SPARSECLUST_OUT": str(images),
         "MPLBACKEND": "Agg",
-        "PYTHONPATH": os.pathsep.join([str(script.resolve().parents[1]), os.environ.get("PYTHONPATH", "")]),
+        "PYTHONPATH": os.pathsep.join(
+            [str(script.resolve().parents[1]), os.environ.get("PYTHONPATH", "")]
+        ),
     }
     t0 = time.perf_counter()
     out = subprocess.run(
@@ -201,7 +205,13 @@ def write_index(pages: Path, built: list[Path]) -> None:
         fig = _first_figure(page)
         lines += [":::{container} vignette-card", ""]
         if fig:
-            lines += [f"```{{image}} {fig}", f":target: {page.stem}.html", f":alt: {_title(page)}", "```", ""]
+            lines += [
+                f"```{{image}} {fig}",
+                f":target: {page.stem}.html",
+                f":alt: {_title(page)}",
+                "```",
+                "",
+            ]
         lines += [f"[{_title(page)}]({page.stem}.md)", ":::", ""]
     lines += ["::::", "", "```{toctree}", ":hidden:", ""]
     lines += [page.stem for page in built]
