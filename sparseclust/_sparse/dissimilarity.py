@@ -275,6 +275,19 @@ class GramSquared:
         return out
 
 
+def pair_runs(starts: np.ndarray, n: int, k0: int, k1: int):
+    """The pairs ``k0..k1-1`` (R ``dist`` order) as runs of one row ``i`` against
+    consecutive partners ``j0..j1-1``: yields ``(slice in the block, i, j0, j1)``."""
+    i = int(np.searchsorted(starts, k0, side="right")) - 1
+    k = k0
+    while k < k1:
+        j0 = k - int(starts[i]) + i + 1
+        j1 = min(n, j0 + (k1 - k))
+        yield slice(k - k0, k - k0 + (j1 - j0)), i, j0, j1
+        k += j1 - j0
+        i += 1
+
+
 class PairStream:
     """``D w`` and ``u'D`` from blocks of observation pairs computed on the fly.
 
@@ -329,22 +342,20 @@ class PairStream:
         A = self.X if cols is None else self.X[:, cols]
         obs = None if not self.missing else (self.obs if cols is None else self.obs[:, cols])
         step = self._size(A.shape[1])
-        n, starts = self.n, self.starts
         for k0 in range(0, self.npairs, step):
             k1 = min(self.npairs, k0 + step)
             T = np.empty((k1 - k0, A.shape[1]), dtype=A.dtype)
             both = np.empty(T.shape, dtype=bool) if obs is not None else None
-            i = int(np.searchsorted(starts, k0, side="right")) - 1
-            k = k0
-            while k < k1:
-                j0 = k - int(starts[i]) + i + 1
-                j1 = min(n, j0 + (k1 - k))
-                seg = slice(k - k0, k - k0 + (j1 - j0))
+            for seg, i, j0, j1 in pair_runs(self.starts, self.n, k0, k1):
                 np.subtract(A[j0:j1], A[i], out=T[seg])
                 if both is not None:
                     np.logical_and(obs[j0:j1], obs[i], out=both[seg])
-                k += j1 - j0
-                i += 1
+            if both is None and self.single:
+                # one pass from the float32 differences: |t| or t^2 in double (exact:
+                # a float32's square fits a double), no float64 copy of t first
+                T = np.square(T, dtype=np.float64) if self.squared else np.abs(T, dtype=np.float64)
+                yield k0, k1, T
+                continue
             if self.single:
                 T = T.astype(np.float64)
             np.abs(T, out=T)
@@ -396,6 +407,108 @@ class MaterialisedD:
         return u @ self.D
 
 
+class SparclSquared:
+    """sparcl's squared ``D`` (single-precision differences) as Gram products plus a
+    correction, for complete data.
+
+    sparcl's entry is ``t^2`` with ``t = fl32(a_i - a_i')`` the float32 difference of
+    the float32-rounded values; ``d = a_i - a_i'`` is that difference exact (in
+    double), and ``t^2 = d^2 + c`` with the rounding term ``c = (t - d)(t + d)``,
+    about 1e-8 of ``d^2``. ``D w`` and ``u'D`` are the Gram products of the float32
+    values (:class:`GramSquared`, O(n^2 + np) memory) plus ``C w`` and ``u'C``.
+    :func:`get_uw` first runs the alternation on the Gram products alone, then
+    computes the corrections for every ``w`` and ``u`` of that run in one streamed pass
+    over the pairs (:meth:`corrections`) and runs it again with them: the second
+    run's vectors differ from the first's by about 1e-8, so the corrections it uses
+    are right to about 1e-16 (a vector that moved by more than 1e-6 gets its own exact
+    pass). Each call of :meth:`dw` / :meth:`utd` alone is exact (one pass each).
+    """
+
+    def __init__(self, X: np.ndarray, *, block_size: int | None = None):
+        X32 = np.asarray(X, dtype=np.float64).astype(np.float32)
+        self.X32 = X32
+        self.X64 = X32.astype(np.float64)
+        self.gram = GramSquared(self.X64)
+        self.n, self.p = X32.shape
+        self.npairs = self.n * (self.n - 1) // 2
+        self.starts = _condensed_starts(self.n)
+        self.block_size = block_size
+
+    def corrections(self, W: np.ndarray, Us: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(C W, Us C)`` for weight columns ``W`` (p x a) and pair rows ``Us`` (b x pairs),
+        in one pass over blocks of pairs."""
+        step = self.block_size or max(16, BLOCK_BYTES // (8 * max(self.p, 1) * 3))
+        cw = np.zeros((self.npairs, W.shape[1]))
+        uc = np.zeros((Us.shape[0], self.p))
+        for k0 in range(0, self.npairs, step):
+            k1 = min(self.npairs, k0 + step)
+            t = np.empty((k1 - k0, self.p), dtype=np.float32)
+            d = np.empty((k1 - k0, self.p))
+            for seg, i, j0, j1 in pair_runs(self.starts, self.n, k0, k1):
+                np.subtract(self.X32[j0:j1], self.X32[i], out=t[seg])
+                np.subtract(self.X64[j0:j1], self.X64[i], out=d[seg])
+            t64 = t.astype(np.float64)
+            c = t64 - d  # the rounding t - d (exact)
+            t64 += d
+            c *= t64  # (t - d)(t + d) = t^2 - d^2
+            cw[k0:k1] = c @ W
+            uc += Us[:, k0:k1] @ c
+        return cw, uc
+
+    def dw(self, w: np.ndarray) -> np.ndarray:
+        return self.gram.dw(w) + self.corrections(w[:, None], np.zeros((0, self.npairs)))[0][:, 0]
+
+    def utd(self, u: np.ndarray) -> np.ndarray:
+        return self.gram.utd(u) + self.corrections(np.zeros((self.p, 0)), u[None, :])[1][0]
+
+
+class _Recorded:
+    """The Gram products of a :class:`SparclSquared`, recording the vectors they get."""
+
+    def __init__(self, op: SparclSquared):
+        self.op, self.n, self.p, self.ws, self.us = op, op.n, op.p, [], []
+
+    def dw(self, w: np.ndarray) -> np.ndarray:
+        self.ws.append(w.copy())
+        return self.op.gram.dw(w)
+
+    def step(self, w: np.ndarray, ut: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+        # the Gram step (low rank when few features are active): the same u
+        self.ws.append(w.copy())
+        u, score = self.op.gram.step(w, ut)
+        self.us.append(u.copy())
+        return u, score
+
+
+class _Corrected:
+    """Gram products plus the corrections computed for a recorded run (exact ones for a
+    vector that moved by more than 1e-6 from the recorded one)."""
+
+    def __init__(self, rec: _Recorded):
+        op = rec.op
+        W = np.stack(rec.ws, axis=1) if rec.ws else np.zeros((op.p, 0))
+        U = np.stack(rec.us) if rec.us else np.zeros((0, op.npairs))
+        self.cw, self.uc = op.corrections(W, U)
+        self.op, self.n, self.p, self.rec = op, op.n, op.p, rec
+        self.i_dw = self.i_utd = 0
+
+    @staticmethod
+    def _close(a: np.ndarray, b: np.ndarray) -> bool:
+        return float(np.abs(a - b).sum()) <= 1e-6 * float(np.abs(b).sum())
+
+    def dw(self, w: np.ndarray) -> np.ndarray:
+        i, self.i_dw = self.i_dw, self.i_dw + 1
+        if i < len(self.rec.ws) and self._close(w, self.rec.ws[i]):
+            return self.op.gram.dw(w) + self.cw[:, i]
+        return self.op.dw(w)
+
+    def utd(self, u: np.ndarray) -> np.ndarray:
+        j, self.i_utd = self.i_utd, self.i_utd + 1
+        if j < len(self.rec.us) and self._close(u, self.rec.us[j]):
+            return self.op.gram.utd(u) + self.uc[j]
+        return self.op.utd(u)
+
+
 def make_operator(
     X: np.ndarray,
     dissimilarity: str,
@@ -410,6 +523,8 @@ def make_operator(
     """
     if dissimilarity == "squared" and mode == "exact":
         return GramSquared(X, copy=copy)
+    if dissimilarity == "squared" and not np.isnan(X).any():
+        return SparclSquared(X, block_size=block_size)
     return PairStream(X, dissimilarity, single=(mode == "sparcl"), block_size=block_size)
 
 
@@ -465,7 +580,12 @@ def _step(op: Any, w: np.ndarray, ut: np.ndarray | None) -> tuple[np.ndarray, np
 
 
 def first_step(op: Any, ut: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """``(u, u'D)`` from ``w = 1``: the first iteration, the same for every bound."""
+    """``(u, u'D)`` from ``w = 1``: the first iteration, the same for every bound (on a
+    :class:`SparclSquared`: Gram products, then both corrections in one pass)."""
+    if isinstance(op, SparclSquared):
+        rec = _Recorded(op)
+        _step(rec, np.ones(op.p), ut)
+        return _step(_Corrected(rec), np.ones(op.p), ut)
     return _step(op, np.ones(op.p), ut)
 
 
@@ -485,7 +605,14 @@ def get_uw(
     "sparcl", see :func:`~sparseclust._sparse.weights.project_weights`); until the relative
     L1 change of ``w`` is ``<= 1e-4`` or ``niter`` updates were made. Then ``u`` is
     recomputed from the final ``w`` and ``crit = u'(D w)`` (see :class:`UWFit`).
+    On a :class:`SparclSquared` it runs twice: on the Gram products alone, then with
+    the float32 corrections of that run's vectors (one streamed pass).
     """
+    if isinstance(op, SparclSquared):
+        rec = _Recorded(op)
+        first0 = None if first is None else (first[0], first[1])
+        get_uw(rec, wbound, niter=niter, mode=mode, uorth=uorth, first=first0)
+        return get_uw(_Corrected(rec), wbound, niter=niter, mode=mode, uorth=uorth, first=first)
     w = np.ones(op.p)
     it = 0
     converged = False

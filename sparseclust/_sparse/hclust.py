@@ -32,6 +32,7 @@ from .dissimilarity import (
     GramSquared,
     MaterialisedD,
     PairStream,
+    SparclSquared,
     UWFit,
     _upper,
     first_step,
@@ -459,6 +460,16 @@ class Dissimilarities:
             self.first.append(first_step(self.op))
         return self.first[0]
 
+    def start(self, uorth: np.ndarray | None) -> tuple[np.ndarray, np.ndarray] | None:
+        """The first step for one fit: cached; or computed now and kept for the next
+        fit, except where a fit computes it more cheaply itself (with ``uorth``, or on
+        sparcl's squared operator: its corrections then share one pass)."""
+        if uorth is not None:
+            return None
+        if self.first or not isinstance(self.op, SparclSquared):
+            return self.first_step()
+        return None
+
     def __repr__(self) -> str:
         n, p = self.shape
         how = "Gram products" if isinstance(self.op, GramSquared) else "pair blocks on the fly"
@@ -698,7 +709,7 @@ def sparse_hclust(
     wbound = _check_wbound(wbound, p)
     k = _check_k(k, n)
     ut = _uorth_vector(uorth, n)
-    first = dists.first_step() if ut is None else None
+    first = dists.start(ut)
     fit = get_uw(dists.op, wbound, niter=niter, mode=weights, uorth=ut, first=first)
     if not fit.converged:
         _warn_convergence(f"sparse_hclust (wbound={wbound:g})", niter, fit.change)
