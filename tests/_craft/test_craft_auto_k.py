@@ -14,6 +14,7 @@ import pytest
 
 from sparseclust import craft
 from sparseclust._craft import core as core
+from sparseclust._craft import select_k
 from sparseclust._craft.select_k import adjusted_rand, k_cap, k_sample
 from sparseclust.metrics import purity
 from sparseclust.simulate import craft_fig2c
@@ -68,19 +69,21 @@ def test_the_choice_of_k_imports_no_sklearn():
 
 
 # ------------------------------------------------------------- candidates and rows
-def test_k_candidates_stop_at_half_the_rows():
-    """10 rows: K = 2..5, not 2..8 (K = 8 on a subsample of 8 rows is 8 singletons)."""
-    df = mixed(10)
+def test_k_candidates_stop_at_sqrt_half_the_rows():
+    """32 rows: K = 2..4, not 2..8 (K = 8 on a subsample of 26 rows is clusters of 3)."""
+    df = mixed(32)
     for method, first in (("stability", 1), ("gap", 1)):
         fit = craft(df, m=0.5, k_method=method, n_pairs=1, n_refs=2, n_init=2, rng=0)
-        assert fit.k_selection["k"].tolist() == list(range(first, k_cap(10) + 1))
-        assert fit.k <= 5
-    assert k_cap(2) == 2 and k_cap(17) == 8
+        assert fit.k_selection["k"].tolist() == list(range(first, k_cap(32) + 1))
+        assert fit.k <= 4
+    assert k_cap(2) == 2 and k_cap(32) == 4 and k_cap(200) == 10
 
 
-def test_small_data_results_unchanged():
-    """Up to 5,000 rows (and from 16) the choice is that of earlier versions: the
-    numbers below were printed by the code before issue 22."""
+def test_small_data_results_unchanged(monkeypatch):
+    """From LIGHT_ROWS (200) to 5,000 rows the choice is that of earlier versions: the
+    numbers below were printed by the code before issue 22 on 120 rows, which the
+    same code path gives with the light fits' threshold lowered to 0."""
+    monkeypatch.setattr(select_k, "LIGHT_ROWS", 0)
     fit = craft(mixed(120), m=0.5, **FAST, rng=0)
     tab = fit.k_selection
     assert fit.k == 2 and fit.lam == 10.224867610897869
@@ -193,3 +196,15 @@ def test_default_subsample_on_larger_data():
     assert (att["rows"], att["n_obs"]) == (5000, 12000)
     assert fit.k == 3 and purity(truth, fit.labels) == 1.0
     assert "K = 3 chosen on a subsample of 5,000 of 12,000 rows (stability)" in repr(fit)
+
+
+def test_light_fits_on_small_data():
+    """Below LIGHT_ROWS the K choice runs lighter fits: 20 rows of two clear clusters
+    (the case that took a minute) find K = 2, one Gaussian cloud K = 1."""
+    rng = np.random.default_rng(0)
+    two = rng.standard_normal((20, 3))
+    two[:10] += 3.0
+    fit = craft(two, rng=0)
+    assert fit.k == 2
+    assert fit.k_selection["k"].tolist() == [1, 2, 3]  # k_cap(20) = 3
+    assert craft(rng.standard_normal((30, 3)), rng=0).k == 1
