@@ -11,6 +11,7 @@ permuted (:func:`run_permutations`). What a fit needs besides the data travels a
 
 from __future__ import annotations
 
+import time
 import warnings
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
@@ -34,6 +35,10 @@ __all__ = [
     "run_permutations",
     "warn_fits",
 ]
+
+
+#: Estimated serial seconds of the permutations below which they are not sent to workers.
+PARALLEL_MIN_SECONDS = 1.0
 
 
 @dataclass(frozen=True, eq=False)
@@ -200,12 +205,17 @@ def run_permutations(
     """The fits on ``X`` and on one permuted copy per row of ``seeds`` (permutation seed,
     fit seed), in parallel (:func:`~sparseclust._engine.parallel.run_shared`: forked
     workers read ``X`` from this process's memory)."""
-    # The fits on the data are one more task of the batch: it runs beside the permutations.
-    outs, *perm = run_shared(
+    # The fits on the data first, here: their time says whether workers pay (starting
+    # and ending a pool costs about 0.1 s; below PARALLEL_MIN_SECONDS of estimated
+    # serial work the permutations run here too). Seeded: the same result either way.
+    t0 = time.perf_counter()
+    outs = _perm_task(X, k, wb, settings, None, seed_real)
+    if (time.perf_counter() - t0) * len(seeds) < PARALLEL_MIN_SECONDS:
+        n_jobs = None
+    perm = run_shared(
         _perm_task,
         X,
-        [(k, wb, settings, None, seed_real)]
-        + [(k, wb, settings, int(a), int(b)) for a, b in seeds],
+        [(k, wb, settings, int(a), int(b)) for a, b in seeds],
         n_jobs=n_jobs,
         progress=progress,
         desc="permutations",
