@@ -7,6 +7,7 @@ shared options (input, label column, outputs, seed) are added once here.
 from __future__ import annotations
 
 import argparse
+import inspect
 import re
 import sys
 import warnings
@@ -71,7 +72,34 @@ class _Call:
         kwargs |= {"categorical": args.categorical, "numeric": args.numeric}
         if self.seeded:
             kwargs["rng"] = args.seed
-        return getattr(sparseclust, self.func)(x, data=data, **kwargs)
+        func = getattr(sparseclust, self.func)
+        # pass only what differs from the function's defaults: the Call: line shows the
+        # arguments a caller wrote, and the command line's user wrote these options
+        defaults = {n: p.default for n, p in inspect.signature(func).parameters.items()}
+        kwargs = {
+            n: v
+            for n, v in kwargs.items()
+            if (n in _ON_OFF and v is not None)  # --scale / --no-scale: as written
+            or not (_is_default(v, defaults.get(n)) or (v is None and defaults.get(n) is not None))
+        }
+        if data is not None:
+            kwargs["data"] = data
+        return func(x, **kwargs)
+
+
+def _is_default(value: Any, default: Any) -> bool:
+    """``value`` is the function's default (same type and value)."""
+    return type(value) is type(default) and value == default
+
+
+#: Options given as ``--x`` / ``--no-x`` (default None: not written, the method's default).
+_ON_OFF = ("scale",)
+
+
+def _scale_option(g: Any, help: str) -> None:
+    """``--scale`` / ``--no-scale``; neither leaves the method's default (and its
+    warning about columns of very different spread)."""
+    g.add_argument("--scale", action=argparse.BooleanOptionalAction, default=None, help=help)
 
 
 def _choice(g: Any, flag: str, choices: Sequence[str], help: str | None = None) -> None:
@@ -100,7 +128,7 @@ def _dpmeans_args(p: argparse.ArgumentParser) -> None:
         ["mean", "random"],
         "start from the global mean (default) or a random point (DP-means(R))",
     )
-    g.add_argument("--scale", action="store_true", help="standardise numeric variables first")
+    _scale_option(g, "standardise numeric variables first (default: raw, as Kulis & Jordan)")
     _choice(g, "--missing", ["raise", "drop"], "rows with missing values: error (default) or drop")
 
 
@@ -140,7 +168,7 @@ def _craft_args(p: argparse.ArgumentParser) -> None:
     _choice(g, "--budget", ["fixed", "approximate"])
     g.add_argument("--eps-c", type=float, default=None, help="approximate budget: categorical")
     g.add_argument("--eps-v", type=float, default=None, help="approximate budget: numeric")
-    g.add_argument("--no-scale", action="store_true", help="do not standardise numeric columns")
+    _scale_option(g, "standardise numeric columns (default: yes, as the CRAFT paper)")
     g.add_argument("--n-init", type=int, default=None, help="restarts (default: by data size)")
     _choice(
         g,
@@ -165,9 +193,9 @@ _craft_run = _Call(
         "k_max",
         "n_jobs",
         "missing",
+        "scale",
     ),
     computed={
-        "scale": lambda args: not args.no_scale,
         "n_init": lambda args: "auto" if args.n_init is None else args.n_init,
     },
 )
@@ -180,7 +208,7 @@ def _sparse_common(g: Any) -> None:
         ["exact", "sparcl"],
         "exact weight projection (default) or sparcl's BinarySearch replica",
     )
-    g.add_argument("--scale", action="store_true", help="standardise each feature first")
+    _scale_option(g, "standardise each feature first (default: raw, as sparcl)")
 
 
 #: The options of :func:`_kmeans_common`, passed on under their own names.
@@ -198,7 +226,10 @@ def _kmeans_common(g: Any) -> None:
 def _sparse_kmeans_args(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("sparse k-means")
     g.add_argument(
-        "--wbound", type=float, required=True, help="L1 bound on the weights (1 < s <= sqrt(p))"
+        "--wbound",
+        type=float,
+        default=None,
+        help="L1 bound on the weights (1 < s <= sqrt(p); default 0.5 sqrt(p), as sparcl)",
     )
     _kmeans_common(g)
 
@@ -231,7 +262,9 @@ def _sparse_hclust_args(p: argparse.ArgumentParser) -> None:
     _choice(g, "--method", ["average", "complete", "single", "centroid"])
     _choice(g, "--dissimilarity", ["squared", "absolute"])
     g.add_argument("--k", type=int, default=None, help="cut the tree into k clusters (labels)")
-    g.add_argument("--niter", type=int, default=15, help="iterations (default 15, as sparcl)")
+    g.add_argument(
+        "--niter", type=int, default=50, help="iterations (default 50; sparcl's 15 often stops short)"
+    )
     g.add_argument(
         "--standardize-arrays", action="store_true", help="standardise each row (sparcl)"
     )
@@ -386,15 +419,15 @@ def _data_name(args: argparse.Namespace) -> str:
 def _as_options(text: str, sub: argparse.ArgumentParser) -> str:
     """A message written for Python (``niter=50``) as its command-line options
     (``--niter 50``), for the options this sub-command has."""
-    dests = {
-        a.dest: a.option_strings[-1]
-        for a in sub._actions  # noqa: SLF001
-        if a.option_strings and a.option_strings[-1].startswith("--")
-    }
+    actions = [a for a in sub._actions if a.option_strings]  # noqa: SLF001
+    dests = {a.dest: a.option_strings[-1] for a in actions if a.option_strings[-1].startswith("--")}
+    on_off = {a.dest for a in actions if isinstance(a, argparse.BooleanOptionalAction)}
     dests["rng"] = "--seed"
 
     def swap(match: re.Match) -> str:
         name, value = match.group(1), match.group(2)
+        if name in on_off and value in ("True", "False"):  # --scale / --no-scale
+            return f"--{'' if value == 'True' else 'no-'}{name.replace('_', '-')}"
         return f"{dests[name]} {value}" if name in dests else match.group(0)
 
     return re.sub(r"\b([a-z][a-z0-9_]*)=([^\s,;:)]+)", swap, text)

@@ -38,11 +38,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, ClusterMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from ._covariate.front import covariate_clustering
 from ._craft.front import craft
-from ._sparse.hclust import default_wbound, sparse_hclust
+from ._sparse.hclust import sparse_hclust
 from ._sparse.kmeans import sparse_kmeans
 
 __all__ = ["CRAFT", "CovariateClustering", "SparseHierarchical", "SparseKMeans"]
@@ -110,17 +111,74 @@ def _fit_input(est: BaseEstimator, X: Any, *, mixed: bool = False, **kwargs: Any
         est.n_features_in_ = X.shape[1]
         est.feature_names_in_ = np.asarray(X.columns, dtype=object)
         return X
+    _check_numbers(est, X)
     arr = validate_data(est, X, ensure_all_finite="allow-nan", ensure_min_samples=2, **kwargs)
     return X if isinstance(X, pd.DataFrame) else arr
 
 
-def _predict_input(est: BaseEstimator, X: Any, names: list[str], *, mixed: bool = False) -> Any:
-    """``X`` for ``result.predict``: validated, with the fitted column names."""
+def _predict_input(
+    est: BaseEstimator, X: Any, names: list[str], *, mixed: bool = False, finite: bool = False
+) -> Any:
+    """``X`` for ``result.predict``: validated (NaN allowed unless ``finite``), with the
+    fitted column names."""
     if mixed and isinstance(X, pd.DataFrame) and not _is_numeric_frame(X):
         return X
-    arr = validate_data(est, X, reset=False, ensure_all_finite="allow-nan")
+    _check_numbers(est, X)
+    arr = validate_data(est, X, reset=False, ensure_all_finite=True if finite else "allow-nan")
     index = X.index if isinstance(X, pd.DataFrame) else None
     return pd.DataFrame(arr, columns=names, index=index)
+
+
+def _non_number(col: pd.Series) -> Any:
+    """The first value of ``col`` that is not a number (a string that does not parse,
+    a date, a duration), or ``_NUMBERS`` when every value is a number or missing."""
+    if pd.api.types.is_datetime64_any_dtype(col) or pd.api.types.is_timedelta64_dtype(col):
+        return next(iter(col.dropna()), _NUMBERS)
+    for v in col.dropna():
+        if isinstance(v, str):
+            try:
+                float(v)
+            except ValueError:
+                return v
+    return _NUMBERS
+
+
+_NUMBERS = object()
+
+
+def _check_numbers(est: BaseEstimator, X: Any) -> None:
+    """Refuse a column that is not numbers (an object column mixing numbers and
+    strings, strings, dates) with a message naming the column, a value and the fix:
+    numpy's own ("could not convert string to float: 'lo'") names neither. 2-D object
+    arrays are read with the package's column names ``x0, x1, ...``.
+
+    Examples
+    --------
+    >>> X = pd.DataFrame({"a": [1.0, 2.0, 3.0], "b": pd.Series([1, "lo", 2.5], dtype=object)})
+    >>> SparseKMeans(2).fit(X)
+    Traceback (most recent call last):
+    ...
+    ValueError: SparseKMeans needs numeric columns; column 'b' (object) holds 'lo', which is not a number. Convert the column (pd.to_numeric(X['b'], errors='coerce') makes such values NaN), drop it, or encode it (pd.get_dummies) before fitting.
+    """
+    if isinstance(X, np.ndarray) and X.dtype == object and X.ndim == 2:
+        X = pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])])
+    if not isinstance(X, pd.DataFrame):
+        return
+    for name, col in X.items():
+        if pd.api.types.is_numeric_dtype(col.dtype):
+            continue
+        bad = _non_number(col)
+        if bad is _NUMBERS:
+            continue
+        extra = (
+            " (CRAFT clusters categorical columns as they are)" if isinstance(est, CRAFT) else ""
+        )
+        raise ValueError(
+            f"{type(est).__name__} needs numeric columns{extra}; column {name!r} ({col.dtype}) "
+            f"holds {bad!r}, which is not a number. Convert the column (pd.to_numeric(X[{name!r}], "
+            "errors='coerce') makes such values NaN), drop it, or encode it (pd.get_dummies) "
+            "before fitting."
+        )
 
 
 def _labels(series: pd.Series) -> np.ndarray:
@@ -142,8 +200,9 @@ class SparseKMeans(ClusterMixin, BaseEstimator):
         ``k``.
     wbound : float, optional
         L1 bound on the weights (``> 1``). Default ``None``: ``0.5 sqrt(p)``, or
-        ``(1 + sqrt(p)) / 2`` for ``p <= 4`` (as :func:`sparseclust.sparse_hclust`).
-        Choose it with :func:`sparseclust.kmeans_sparse_permute`.
+        ``(1 + sqrt(p)) / 2`` for ``p <= 4``, as :func:`sparseclust.sparse_kmeans`
+        and :func:`sparseclust.sparse_hclust`. Choose it with
+        :func:`sparseclust.kmeans_sparse_permute`.
     weights, algorithm, nstart, max_iter, scale : see :func:`sparseclust.sparse_kmeans`
         The parameters of :func:`sparseclust.sparse_kmeans`, with its defaults.
     random_state : None, int, Generator or RandomState
@@ -156,6 +215,9 @@ class SparseKMeans(ClusterMixin, BaseEstimator):
         Feature weights (``result_.weights`` as an array).
     cluster_centers_ : ndarray (n_clusters, n_features)
         ``result_.centers`` (on the scale clustered on).
+    inertia_ : float
+        The weighted within-cluster sum of squares ``sum_j w_j WCSS_j`` (what the
+        fit minimises for its weights); :meth:`score` is its negative on new data.
     n_iter_ : int
     result_ : SparseKMeansResult
     n_features_in_, feature_names_in_
@@ -174,7 +236,7 @@ class SparseKMeans(ClusterMixin, BaseEstimator):
         self,
         n_clusters: int = 3,
         *,
-        wbound: float | None = None,  # None: default_wbound(p) (sparse_kmeans requires it)
+        wbound: float | None = _default(sparse_kmeans, "wbound"),
         weights: str = _default(sparse_kmeans, "weights"),
         algorithm: str = _default(sparse_kmeans, "algorithm"),
         nstart: int = _default(sparse_kmeans, "nstart"),
@@ -194,19 +256,54 @@ class SparseKMeans(ClusterMixin, BaseEstimator):
     def fit(self, X: Any, y: Any = None) -> SparseKMeans:
         """Fit on ``X`` (``y`` is ignored)."""
         data = _fit_input(self, X)
-        p = data.shape[1]
-        wbound = default_wbound(p) if self.wbound is None else self.wbound
-        res = _fit_call(self, sparse_kmeans, data, wbound=wbound)
+        if self.n_clusters == 1:
+            return self._fit_one_cluster(data)
+        res = _fit_call(self, sparse_kmeans, data)
         self.result_ = res
         self.labels_ = _labels(res.labels)
         self.weights_ = res.weights.to_numpy(dtype=float)
         self.cluster_centers_ = res.centers.to_numpy(dtype=float)
+        self.inertia_ = float((res.weights * res.wcss).sum())
         self.n_iter_ = int(res.n_iter)
+        return self
+
+    def score(self, X: Any, y: Any = None) -> float:
+        """Minus the weighted within-cluster sum of squares of ``X`` about its nearest
+        centres (``-sum_i min_k sum_j w_j (x_ij - c_kj)^2``; scikit-learn's
+        ``KMeans.score`` with the fit's weights: higher is better)."""
+        check_is_fitted(self, "result_")
+        new = _predict_input(self, X, _input_names(self.result_))
+        _, d, unplaced = self.result_.weighted_sqdist(new)
+        return -float(d[~unplaced].min(axis=1).sum())
+
+    def _fit_one_cluster(self, data: Any) -> SparseKMeans:
+        """``n_clusters=1`` (scikit-learn's checks fit it): every row in one cluster,
+        centred at the column means. Sparse k-means has no weights to choose there
+        (every between-cluster sum of squares is 0, so every feasible ``w`` is optimal):
+        ``weights_`` and ``inertia_`` are NaN and ``result_`` is None
+        (:func:`sparseclust.sparse_kmeans` itself refuses ``k=1``)."""
+        X = np.asarray(data, dtype=float)
+        seen = ~np.isnan(X)
+        centre = np.full(X.shape[1], np.nan)
+        np.divide(
+            np.where(seen, X, 0.0).sum(axis=0), seen.sum(axis=0), out=centre, where=seen.any(axis=0)
+        )
+        self.result_ = None
+        self.labels_ = np.zeros(X.shape[0], dtype=np.int64)
+        self.weights_ = np.full(X.shape[1], np.nan)
+        self.cluster_centers_ = (np.zeros_like(centre) if self.scale else centre)[None, :]
+        self.inertia_ = np.nan
+        self.n_iter_ = 0
         return self
 
     def predict(self, X: Any) -> np.ndarray:
         """Nearest centre in the weighted space (``result_.predict``)."""
         check_is_fitted(self, "result_")
+        if self.result_ is None:  # n_clusters=1
+            return np.zeros(
+                len(validate_data(self, X, reset=False, ensure_all_finite="allow-nan")),
+                dtype=np.int64,
+            )
         new = _predict_input(self, X, _input_names(self.result_))
         return _labels(self.result_.predict(new))
 
@@ -301,6 +398,11 @@ class CRAFT(ClusterMixin, BaseEstimator):
     labels_ : ndarray of int
     selected_ : DataFrame of bool
         ``result_.selected`` (clusters x features).
+    cluster_centers_ : ndarray (n_clusters, n_numeric_features)
+        ``result_.centers``: the clusters' means of the numeric variables, in the
+        data's own units (categorical variables have level shares instead,
+        ``result_.level_shares``). CRAFT's objective is a penalised likelihood, not
+        a sum of squares: there is no ``inertia_`` or ``score``.
     n_iter_ : int
     result_ : CraftResult
     n_features_in_, feature_names_in_
@@ -368,6 +470,7 @@ class CRAFT(ClusterMixin, BaseEstimator):
         self.result_ = res
         self.labels_ = _labels(res.labels)
         self.selected_ = res.selected
+        self.cluster_centers_ = res.centers.to_numpy(dtype=float)
         self.n_iter_ = int(res.n_iter)
         return self
 
@@ -406,6 +509,9 @@ class CovariateClustering(ClassifierMixin, BaseEstimator):
         Cluster of each covariate (``result_.clusters``).
     coef_ : ndarray (n_covariate_clusters, n_classes)
     intercept_ : ndarray (n_classes,)
+    n_iter_ : int
+        Clusterings visited along the path (rows of ``result_.path``): the fit's
+        outer iterations, as scikit-learn reports them.
     result_ : CovariateClusteringResult
     n_features_in_, feature_names_in_
 
@@ -456,8 +562,19 @@ class CovariateClustering(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
 
     def fit(self, X: Any, y: Any) -> CovariateClustering:
-        """Fit on covariates ``X`` and classes ``y``."""
+        """Fit on covariates ``X`` and classes ``y`` (a column of shape (n, 1) is
+        ravelled with a DataConversionWarning, as scikit-learn's classifiers do; a
+        continuous ``y`` is refused: "Unknown label type")."""
+        if len(getattr(y, "shape", ())) == 2 and y.shape[1] == 1:
+            y = column_or_1d(y, warn=True)
+        _check_numbers(self, X)
         X_in = validate_data(self, X, y, ensure_min_samples=2)[0]
+        check_classification_targets(y)
+        if X_in.shape[1] < 2:
+            raise ValueError(
+                f"CovariateClustering clusters the covariates (the columns of X): it needs "
+                f"at least 2; got {X_in.shape[1]} feature(s). Pass X with 2 or more columns."
+            )
         data = X if isinstance(X, pd.DataFrame) else X_in
         res = _fit_call(self, covariate_clustering, data, y=y, progress=False)
         self.result_ = res
@@ -465,16 +582,17 @@ class CovariateClustering(ClassifierMixin, BaseEstimator):
         self.clusters_ = res.clusters.to_numpy()
         self.coef_ = res.coef.to_numpy(dtype=float)
         self.intercept_ = res.intercept.to_numpy(dtype=float)
+        self.n_iter_ = len(res.path)
         return self
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Class probabilities, columns in the order of ``classes_``."""
         check_is_fitted(self, "result_")
-        new = _predict_input(self, X, _input_names(self.result_))
+        new = _predict_input(self, X, _input_names(self.result_), finite=True)
         return self.result_.predict_proba(new).to_numpy(dtype=float)
 
     def predict(self, X: Any) -> np.ndarray:
         """Most probable class."""
         check_is_fitted(self, "result_")
-        new = _predict_input(self, X, _input_names(self.result_))
+        new = _predict_input(self, X, _input_names(self.result_), finite=True)
         return self.result_.predict(new).to_numpy()

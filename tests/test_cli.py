@@ -37,14 +37,16 @@ def wine_csv(tmp_path_factory) -> str:
 def test_dataset_k3_prints_result_summary_and_agreement(capsys):
     assert main(["dpmeans", "--dataset", "wine", "--k", "3"]) == 0
     out, err = capsys.readouterr()
-    assert err == ""
+    # raw Wine: proline's sd is 2,500 times nonflavanoid_phenols' (the default is raw)
+    assert err.startswith("python -m sparseclust dpmeans: warning (DataWarning): Numeric")
+    assert "Standardise them with --scale; writing --no-scale keeps raw units" in err
     assert out.startswith("DP-means (lambda=")
     assert "calibrated) with 3 clusters on 178 obs, 13 variables (13 numeric, 0 categorical)" in out
     assert "Call: dpmeans(" in out
     assert "DP-means: summary" in out
     assert "Agreement of the clusters with 'class':" in out
     # the same fit through the API, and its purity printed in the table
-    ref = dpmeans(load_wine().drop(columns="class"), k=3)
+    ref = dpmeans(load_wine().drop(columns="class"), k=3, scale=False)
     assert f"Cluster sizes: {', '.join(map(str, ref.sizes))}" in out
     p = purity(load_wine()["class"], ref.labels)
     assert f"{p:.4f}" in out
@@ -72,7 +74,7 @@ def test_labels_out_and_plot_out(tmp_path, capsys):
     df = pd.read_csv(labels, index_col=0)
     assert list(df.columns) == ["cluster"]
     assert df.index.tolist() == list(range(178))
-    ref = dpmeans(load_wine().drop(columns="class"), k=3)
+    ref = dpmeans(load_wine().drop(columns="class"), k=3, scale=False)
     np.testing.assert_array_equal(df["cluster"].to_numpy(), ref.labels.to_numpy(dtype=int))
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
@@ -455,4 +457,4 @@ def test_sparse_commands_usage_errors(capsys):
     _, err = capsys.readouterr()
     assert "wbound must be a finite number > 1" in err
     with pytest.raises(SystemExit):
-        main(["sparse-kmeans", "--dataset", "wine", "--k", "3"])  # --wbound is required
+        main(["sparse-kmeans", "--dataset", "wine"])  # --k is required

@@ -145,4 +145,36 @@ def test_site_index_shows_what_the_readme_prints():
     readme = (ROOT / "README.md").read_text()
     shown = re.search(r"```python\n.*?```\n\n```\n(.*?)```", readme, re.S).group(1)
     index = (DOCS / "index.md").read_text()
-    assert re.search(r"```none\n(.*?)```", index, re.S).group(1) == shown
+    block = re.search(r"```\{code-block\} none\n:class: wrap-output\n\n(.*?)```", index, re.S)
+    assert block.group(1) == shown
+
+
+def _blocks(text: str) -> list[tuple[str, str]]:
+    return re.findall(r"^```(python|none)\n(.*?)^```", text, re.S | re.M)
+
+
+@pytest.mark.parametrize("page", sorted((DOCS / "guide").glob("*.md")), ids=lambda p: p.stem)
+def test_guide_snippets_run_and_print_what_the_page_shows(page, capsys):
+    """Every Python block of a guide page runs (in order, one namespace per page) and
+    prints exactly the output block that follows it, if any. The Dask scripts start
+    clusters and are run by tests/test_readme.py. The covariate example's warning (sigma
+    on the edge of its grid) is what the page says it shows."""
+    import warnings
+
+    import matplotlib.pyplot as plt
+
+    from sparseclust import CalibrationWarning
+
+    namespace: dict = {}
+    blocks = _blocks(page.read_text())
+    for i, (kind, code) in enumerate(blocks):
+        if kind != "python" or "LocalCluster" in code:
+            continue
+        capsys.readouterr()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", CalibrationWarning)
+            exec(compile(code, str(page), "exec"), namespace)  # noqa: S102
+        printed = capsys.readouterr().out
+        if i + 1 < len(blocks) and blocks[i + 1][0] == "none":
+            assert printed == blocks[i + 1][1], f"{page.name}, block {i}"
+    plt.close("all")

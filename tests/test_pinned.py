@@ -50,7 +50,7 @@ def _craft() -> dict:
 def _craft_variants() -> dict:
     sim = craft_fig2a(rng=1)
     ent = sc.entropy_clustering(sim.data, k=3, rng=0)
-    rf = sc.dp_rf(load_wine().drop(columns="class"), k=3, rng=0)
+    rf = sc.dp_rf(load_wine().drop(columns="class"), k=3, scale=False, rng=0)
     return {
         "entropy_labels": _labels(ent.labels),
         "entropy_objective": _floats(ent.objective_path),
@@ -107,7 +107,12 @@ def _covariate() -> dict:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", sc.exceptions.CalibrationWarning)
         fit = sc.covariate_clustering(
-            sim.data, y=sim.labels, similarity=sim.sigma, nu=[1.0, 0.3, 0.1, 0.0], rng=0
+            sim.data,
+            y=sim.labels,
+            similarity=sim.sigma,
+            nu=[1.0, 0.3, 0.1, 0.0],
+            scale=False,  # pinned in raw units, before scale=True became the default
+            rng=0,
         )
     return {
         "clusters": [int(v) for v in fit.clusters],

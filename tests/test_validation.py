@@ -688,7 +688,7 @@ class TestTransformLikeErrors:
             ValueError,
             match=esc(
                 "Column 'g' has values not among its levels: ['q'] (levels: ['u', 'v', 'w']). "
-                "The fit saw only these levels; recode or drop those rows of newdata first."
+                "The fit saw only these levels; recode or drop those rows of newdata first, or pass unseen='na' (their labels are <NA>)."
             ),
         ):
             transform_like(spec, new.assign(g=["q", "u"]))

@@ -6,7 +6,8 @@ The vignettes are jupytext "percent" scripts: ``# %% [markdown]`` cells of Markd
 prints (stdout and stderr, warnings included) and the figures it saves with
 ``savefig`` are recorded. The page is then written as MyST Markdown: the Markdown cells
 as they are, each code cell followed by its output and its figures. Pages are rebuilt
-only when the script, the package's sources or this file changed (a key in the page).
+only when the script, the package's sources or this file changed (a key in the page);
+``SPARSECLUST_DOCS_REUSE_GALLERY=1`` keeps existing pages (when editing other pages).
 
 Run by hand (what the build does for one script)::
 
@@ -147,7 +148,10 @@ def build_page(script: Path, pages: Path) -> tuple[Path, bool]:
     """Write ``pages/<script stem>.md`` (and its figures in ``pages/images``)."""
     page = pages / f"{script.stem}.md"
     key = source_key(script)
-    if page.exists() and f"key {key} -->" in page.read_text().splitlines()[0]:
+    if page.exists() and (
+        f"key {key} -->" in page.read_text().splitlines()[0]
+        or os.environ.get("SPARSECLUST_DOCS_REUSE_GALLERY") == "1"  # editing prose only
+    ):
         return page, False
     images = pages / "images"
     images.mkdir(parents=True, exist_ok=True)

@@ -82,6 +82,7 @@ from typing import Any
 import numpy as np
 from scipy import sparse
 
+from .._engine.parallel import progress_bar
 from .._engine.threads import single_blas_thread
 
 __all__ = [
@@ -2295,11 +2296,7 @@ def clustering_path(
         raise ValueError("nus must be a non-empty sequence of finite numbers >= 0.")
     grid = np.unique(grid)[::-1]
     records: list[PathRecord] = []
-    iterator: Any = grid
-    if progress:
-        from tqdm.auto import tqdm
-
-        iterator = tqdm(grid, desc="nu path", leave=False)
+    iterator: Any = progress_bar(grid, progress, "nu path")
     eps = float(np.sqrt(prob.c * (prob.d + 2 * prob.l)) * tol)
     target = INNER_FLOOR * eps
     with single_blas_thread():

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .._data.params import user_stacklevel
+from .._data.stages import repair_sd, warn_spread
 from .._data.table import VariableSpec, build_table
 from .._engine.parallel import run_parallel
 from ..exceptions import CalibrationWarning, ConvergenceWarning
@@ -49,7 +50,7 @@ class Prepared:
     Attributes
     ----------
     X : (n, d) float ndarray
-        The numeric covariates.
+        The numeric covariates (standardised when ``center`` is set).
     y : (n,) int64 ndarray
         Class codes ``0 .. c - 1`` (classes sorted).
     classes : Index
@@ -58,6 +59,8 @@ class Prepared:
         Covariate names, in column order of ``X``.
     spec : VariableSpec
         The table's variable spec (to transform new data alike).
+    center, sd : (d,) ndarray or None
+        The means and standard deviations ``X`` was standardised with (``scale=True``).
     """
 
     X: np.ndarray
@@ -65,6 +68,8 @@ class Prepared:
     classes: pd.Index
     names: list[str]
     spec: VariableSpec
+    center: np.ndarray | None = None
+    sd: np.ndarray | None = None
 
     @property
     def n_classes(self) -> int:
@@ -72,8 +77,11 @@ class Prepared:
         return len(self.classes)
 
 
-def prepare(x: Any, *, data: Any, y: Any, numeric: Any, missing: str) -> Prepared:
-    """Build the table (numeric covariates and a response) and code the classes.
+def prepare(
+    x: Any, *, data: Any, y: Any, numeric: Any, missing: str, scale: bool = False
+) -> Prepared:
+    """Build the table (numeric covariates and a response) and code the classes;
+    ``scale`` standardises the covariates (mean 0, sd 1 with ddof=1), as the paper.
 
     Raises a ``ValueError`` without a response, with fewer than 2 classes or fewer
     than 2 covariates, or for covariates too large for the solver
@@ -103,13 +111,22 @@ def prepare(x: Any, *, data: Any, y: Any, numeric: Any, missing: str) -> Prepare
     d = X.shape[1]
     if d < 2:
         raise ValueError(f"there is {d} covariate; clustering covariates needs at least 2.")
-    core.check_magnitude(X, table.numeric_names)
+    if not scale:  # standardised covariates are within the solver's range
+        core.check_magnitude(X, table.numeric_names)
+    warn_spread(X, table.numeric_names, scale=scale)
+    center = sd = None
+    if scale:
+        center = X.mean(axis=0)
+        sd = repair_sd(X, center, X.std(axis=0, ddof=1))
+        X = (X - center) / np.where(sd > 0, sd, 1.0)
     return Prepared(
         X=X,
         y=np.asarray(codes, dtype=np.int64),
         classes=classes,
         names=table.numeric_names,
         spec=table.spec,
+        center=center,
+        sd=None if sd is None else np.where(sd > 0, sd, 1.0),
     )
 
 
@@ -282,8 +299,6 @@ def fusion_path(
     ``max_iter``."""
     n, d = prep.X.shape
     edges, weights = core.edges_from_similarity(S)
-    if progress is None:
-        progress = n * d > 200_000
     records = core.clustering_path(
         prep.X,
         prep.y,

@@ -18,11 +18,23 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from .._data.params import Choice, Columns, Int, Number, Seed, Workers, as_rng, rules
+from .._data.params import (
+    Choice,
+    Columns,
+    Flag,
+    Int,
+    Number,
+    Progress,
+    Seed,
+    Workers,
+    as_rng,
+    rules,
+)
 from .._data.table import VariableSpec, transform_like
 from .._results.base import Printed, constant_note, dropped_constant_lines
 from .._results.format import call_string, fmt
 from .._results.summary import Summary
+from .._results.tidy import augment_frame
 from . import fit as fit
 from . import select as sel
 
@@ -77,6 +89,15 @@ class CovariateClusteringResult(Printed):
     n_obs : int
     call : str
     params : dict
+
+    Examples
+    --------
+    >>> from sparseclust import covariate_clustering
+    >>> from sparseclust.simulate import covariate_sim
+    >>> sim = covariate_sim(40, m=4, rng=0)
+    >>> fit = covariate_clustering(sim.data, y=sim.labels, similarity=sim.sigma, sigma=0.1)
+    >>> type(fit).__name__, len(fit.clusters)
+    ('CovariateClusteringResult', 40)
     """
 
     clusters: pd.Series
@@ -100,6 +121,9 @@ class CovariateClusteringResult(Printed):
     params: dict
     variables: VariableSpec
     similarity: Any = None
+    #: means and sds the covariates were standardised with (``scale=True``), else None
+    center_: np.ndarray | None = None
+    scale_: np.ndarray | None = None
 
     titles: ClassVar[dict[str, str]] = {
         "convex_fusion": "Convex covariate clustering",
@@ -124,7 +148,8 @@ class CovariateClusteringResult(Printed):
     # ------------------------------------------------------------------ predict
     def _scores(self, newdata: Any) -> tuple[np.ndarray, pd.Index]:
         t = transform_like(self.variables, newdata, missing="raise")
-        Z = sel.summed_features(t.numeric, self.clusters.to_numpy())
+        X = t.numeric if self.center_ is None else (t.numeric - self.center_) / self.scale_
+        Z = sel.summed_features(X, self.clusters.to_numpy())
         eta = Z @ self.coef.to_numpy() + self.intercept.to_numpy()
         return eta, t.index
 
@@ -219,6 +244,50 @@ class CovariateClusteringResult(Printed):
             index=self.clusters.index,
         )
 
+    # ------------------------------------------------------------ broom-style tables
+    def tidy(self) -> pd.DataFrame:
+        """One row per (covariate, class): its cluster, the cluster's associated class
+        and the refitted coefficient of the cluster for that class."""
+        cc = self.cluster_class["associated_class"]
+        rows = [
+            (name, int(k), cls, cc.loc[k], float(self.coef.loc[k, cls]))
+            for name, k in self.clusters.items()
+            for cls in self.classes
+        ]
+        return pd.DataFrame(
+            rows, columns=["covariate", "cluster", "class", "associated_class", "coefficient"]
+        )
+
+    def glance(self) -> pd.DataFrame:
+        """One row: method, ``n_obs``, ``n_covariates``, ``n_clusters``, ``nu``,
+        ``sigma``, ``log_ml`` of the selected clustering, its ``margin`` over the
+        runner-up, ``train_accuracy`` and ``converged``."""
+        row = self.path.iloc[self.selected_index]
+        return pd.DataFrame(
+            [
+                {
+                    "method": self.method,
+                    "n_obs": self.n_obs,
+                    "n_covariates": len(self.clusters),
+                    "n_clusters": self.n_clusters,
+                    "nu": float(self.nu),
+                    "sigma": float(self.sigma),
+                    "log_ml": float(row["log_ml"]),
+                    "margin": float(self.margin),
+                    "train_accuracy": float(row.get("train_accuracy", np.nan)),
+                    "converged": bool(row["converged"]),
+                }
+            ]
+        )
+
+    def augment(self, data: pd.DataFrame) -> pd.DataFrame:
+        """``data`` with the predicted class (``.class``) and each class's probability
+        (``.prob_<class>``); ``data`` is not modified."""
+        proba = self.predict_proba(data)
+        cols = {".class": self.classes[proba.to_numpy().argmax(axis=1)]}
+        cols |= {f".prob_{c}": proba[c].to_numpy() for c in self.classes}
+        return augment_frame(pd.Series(index=data.index, dtype=float), data, cols)
+
     def plot_path(self, **kwargs: Any) -> Any:
         """Number of clusters and log marginal likelihood along the path (selected marked)."""
         from ..plotting import plot_covariate_path
@@ -247,8 +316,10 @@ class CovariateClusteringResult(Printed):
     tol=Number(min=0, min_inclusive=False),
     max_iter=Int(min=1),
     missing=Choice(("raise", "drop")),
+    scale=Flag(),
     numeric=Columns(),
     n_jobs=Workers(),
+    progress=Progress(),
     rng=Seed(),
 )
 def covariate_clustering(
@@ -272,6 +343,7 @@ def covariate_clustering(
     gammas: Any = None,
     ks: Any = None,
     missing: str = "raise",
+    scale: bool = True,
     numeric: Any = None,
     progress: bool | None = None,
     n_jobs: int | None = None,
@@ -292,6 +364,8 @@ def covariate_clustering(
     x : formula, DataFrame or array
         ``"label ~ ."`` with ``data=``, or the covariates with ``y=``. Numeric
         covariates only.
+    data : DataFrame, optional
+        The data a formula ``x`` is read from.
     y : array-like, optional
         The class of each row (with a DataFrame/array ``x``).
     similarity : "ledoit_wolf", matrix or ("embedding", W)
@@ -324,18 +398,32 @@ def covariate_clustering(
         the grid's smallest value 1e-3; the prior then dominates and the marginal
         likelihoods of the clusterings differ by hundredths of a nat (``margin``),
         so the selection is weak there (the paper's protocol; not changed).
+    sigma_rule : {"accuracy", "loglik"}, default "accuracy"
+        How sigma is chosen by cross-validation (see ``sigma``).
     select : {"marginal_likelihood", "cv"}
         Selection criterion over the distinct clusterings.
     n_folds : int
         Folds of the cross-validations.
-    rho, tol, max_iter
+    rho, tol, max_iter : float, float, int
         ADMM step, tolerance (residuals below ``sqrt(c (d + 2 l)) tol``) and cap per nu.
         The inner solvers have caps of their own (see Notes).
-    gammas, ks
+    gammas, ks : array-like, optional
         Grids of the baselines (default: 100 gammas; k = 1..d).
     missing : {"raise", "drop"}
+        Rows with a missing value: an error naming the columns, or dropped.
+    numeric : list of str, optional
+        Columns to read as numeric (every covariate must be numeric).
+    scale : bool, default True
+        Standardise the covariates (mean 0, sd 1) before the fit, as the paper does
+        (section 5: "we normalize the covariates to have mean 0 and variance 1"); the
+        ridge and fusion penalties are not invariant to a covariate's scale, so
+        covariates in different units need it. ``coef`` is then per sd of each
+        covariate; ``predict`` standardises new data with the fit's means and sds.
+        ``scale=False`` keeps raw units (a ``DataWarning`` when the default is left
+        and the covariates' sds differ by more than 1000x).
     progress : bool, optional
-        tqdm bar along the path.
+        A tqdm bar along the path (shown once it has run 2 s). Default: on in an
+        interactive terminal or a notebook, off otherwise.
     n_jobs : int, optional
         Score the distinct clusterings in parallel (joblib; ``-1``: all cores).
     rng : None, int or Generator
@@ -344,6 +432,7 @@ def covariate_clustering(
     Returns
     -------
     CovariateClusteringResult
+        The fit: covariate clusters, coefficients, the path, print and plots.
 
     Raises
     ------
@@ -354,10 +443,9 @@ def covariate_clustering(
 
     Notes
     -----
-    **Scale.** Covariates are used as given: the ridge and fusion penalties are not
-    invariant to a covariate's scale, so standardising them inside would change the
-    problem (standardise them yourself, ``(df - df.mean()) / df.std()``, to give them
-    equal weight). Per case:
+    **Scale.** With ``scale=True`` (the default) the covariates are standardised and
+    none of the cases below arise. With ``scale=False`` they are used as given (the
+    ridge and fusion penalties are not invariant to a covariate's scale). Per case:
 
     * too large for the solver (the bound above): refused with a ``ValueError``;
     * large but below it, or badly scaled (one covariate at 1e10 or 1e12 beside unit
@@ -393,7 +481,7 @@ def covariate_clustering(
     """
     call = call_string(covariate_clustering, locals())
     generator = as_rng(rng)
-    prep = fit.prepare(x, data=data, y=y, numeric=numeric, missing=missing)
+    prep = fit.prepare(x, data=data, y=y, numeric=numeric, missing=missing, scale=scale)
     S, s_source = fit.similarity_matrix(similarity, prep, knn)
     sig = fit.choose_sigma(prep, sigma, sigma_rule, n_folds, generator)
     if method == "convex_fusion":
@@ -435,7 +523,10 @@ def covariate_clustering(
             "knn": knn,
             "sigma_source": sig.source,
             "sigma_on_edge": sig.on_edge,
+            "scale": scale,
         },
         variables=prep.spec,
         similarity=S,
+        center_=prep.center,
+        scale_=prep.sd,
     )

@@ -24,6 +24,7 @@ from .._data.params import (
     Flag,
     Int,
     Number,
+    Progress,
     Seed,
     Workers,
     as_rng,
@@ -32,6 +33,7 @@ from .._data.params import (
 )
 from .._data.table import ColumnTable, build_table, empty_table
 from .._engine.dask import route_backend
+from .._engine.parallel import progress_bars
 from .._results.format import call_string
 from .._tuning.penalty import Penalty, resolve_penalty
 from ..exceptions import CalibrationWarning, ConvergenceWarning
@@ -412,6 +414,7 @@ def craft_lambda(
     backend=Choice(("auto", "numpy", "dask")),
     calibrate=Choice(("sample", "full")),
     sample_rows=Int(min=2),
+    progress=Progress(),
     rng=Seed(),
 )
 def craft(
@@ -448,6 +451,7 @@ def craft(
     backend: str = "auto",
     calibrate: str = "sample",
     sample_rows: int = 50_000,
+    progress: bool | None = None,
     rng: Any = None,
 ) -> CraftResult:
     """CRAFT clustering with cluster-specific feature selection (Garg, Rudin & Jaakkola 2016).
@@ -574,6 +578,10 @@ def craft(
         run as with ``k=K``.
     sample_rows : int
         Rows of that sample.
+    progress : bool, optional
+        tqdm progress bars over the restarts and the fits of the choice of K (shown
+        once a batch has run 2 s). Default: on in an interactive terminal or a
+        notebook, off otherwise.
     rng : None, int or Generator
         Seeds the restarts and the choice of K.
 
@@ -687,9 +695,21 @@ def craft(
         sample_rows=k_sample_rows,
     )
     sample = _sample(dask_prep, pen, calibrate, sample_rows, seeds[0])
-    runs, method, k_wanted, k_selection = _fit_restarts(
-        prep, sample, pen, settings, consts, how, seeds, seeded, n_jobs, ff_lam, k_seed, calibrate
-    )
+    with progress_bars(progress):
+        runs, method, k_wanted, k_selection = _fit_restarts(
+            prep,
+            sample,
+            pen,
+            settings,
+            consts,
+            how,
+            seeds,
+            seeded,
+            n_jobs,
+            ff_lam,
+            k_seed,
+            calibrate,
+        )
     return conclude(
         runs,
         prep,

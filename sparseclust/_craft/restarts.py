@@ -155,7 +155,7 @@ def parallel(n_jobs: int | None, tasks: list[Task], d: Any = None) -> list[Any]:
     together = getattr(getattr(d, "executor", None), "run_together", None)
     if together is not None:
         return together([partial(f, *a) for f, a in tasks])
-    return run_parallel(_apply, [(f, *a) for f, a in tasks], n_jobs=n_jobs)
+    return run_parallel(_apply, [(f, *a) for f, a in tasks], n_jobs=n_jobs, desc="CRAFT fits")
 
 
 # ---------------------------------------------------------------- the reported

@@ -225,6 +225,14 @@ class CraftResult(ClusterResult):
         i = int(np.flatnonzero(r["chosen"].to_numpy())[0])
         return f"{r['kind'].iloc[i]} (restart {r.index[i]})"
 
+    def _html_hidden(self) -> tuple[str, ...]:
+        # the 0/1 matrix and the blanked profiles repeat the profiles and frequencies
+        return ("selected", "selected_profiles")
+
+    def _unselected(self) -> tuple[str, ...]:
+        chosen = self.selected.any(axis=0)
+        return tuple(str(v) for v in chosen.index[~chosen.to_numpy()])
+
     def selected_profiles(self) -> pd.DataFrame:
         """Profiles (as :meth:`profiles`) with cells of unselected features blanked (NaN)."""
         prof = self.profiles()
@@ -291,16 +299,18 @@ class CraftResult(ClusterResult):
         """Numeric block and codes of new data, as the fit saw its own."""
         return t.numeric, t.codes
 
-    def predict(self, newdata: Any, *, missing: str = "native") -> pd.Series:
+    def predict(self, newdata: Any, *, missing: str = "native", unseen: str = "raise") -> pd.Series:
         """Assign new rows to the fitted clusters by the fit's cost (no new clusters).
 
         Missing cells contribute nothing (``missing="native"``, default) or rows with
         them are dropped (``"drop"``) or rejected (``"raise"``, an error naming the
         rows). A row with no observed value cannot be placed: its label is ``<NA>``
-        (as for the rows a fit drops), never a cluster picked by a tie.
+        (as for the rows a fit drops), never a cluster picked by a tie. A categorical
+        level the fit did not see is an error naming it (``unseen="raise"``) or gives
+        its row the label ``<NA>`` with a ``DataWarning`` (``unseen="na"``).
         """
         check_choice("missing", missing, ["native", "drop", "raise"])
-        t = transform_like(self.variables, newdata, missing=missing)
+        t = transform_like(self.variables, newdata, missing=missing, unseen=unseen)
         prep: Prepared = self._prep
         num, codes = self._new_arrays(t)
         if prep.center is not None:

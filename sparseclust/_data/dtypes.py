@@ -267,12 +267,14 @@ def encode_categorical(
     *,
     name: str | None = None,
     unseen_hint: str = "Recode or drop those rows first.",
+    unseen: str = "raise",
 ) -> tuple[np.ndarray, pd.Index, bool]:
     """Integer codes (``-1`` for missing), the level labels and whether ordered.
 
     With ``levels`` given (prediction on new data, or ``C(x, levels=[...])``) the codes
     refer to those levels and a value outside them raises ``ValueError`` naming the
-    column, the values and the levels, then ``unseen_hint``.
+    column, the values and the levels, then ``unseen_hint``; with ``unseen="na"`` such
+    a value gets code ``-1`` (missing) instead.
 
     Examples
     --------
@@ -318,9 +320,9 @@ def encode_categorical(
         codes[ok] = pos[raw[ok]]
     else:
         codes = levels.get_indexer(s.to_numpy(dtype=object)).astype(np.int64)
-    unseen = (codes < 0) & s.notna().to_numpy()
-    if unseen.any():
-        bad = list(pd.unique(s[unseen].to_numpy(dtype=object)))
+    new = (codes < 0) & s.notna().to_numpy()
+    if new.any() and unseen == "raise":
+        bad = list(pd.unique(s[new].to_numpy(dtype=object)))
         more = f" (and {len(bad) - 5} more)" if len(bad) > 5 else ""
         lv = list(levels)
         lv_text = f"{lv[:20]}" + (f" and {len(lv) - 20} more" if len(lv) > 20 else "")

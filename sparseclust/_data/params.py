@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import inspect
 import numbers
+import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -33,7 +34,10 @@ __all__ = [
     "Rule",
     "Seed",
     "Spelling",
+    "Numbers",
+    "Progress",
     "Workers",
+    "interactive",
     "rules",
     "as_rng",
     "check_bool",
@@ -42,6 +46,7 @@ __all__ = [
     "check_names",
     "check_number",
     "given_arguments",
+    "written",
     "user_stacklevel",
 ]
 
@@ -463,6 +468,92 @@ class Workers(Rule):
         return ["x", 1.5, True, 0]
 
 
+@dataclass(frozen=True)
+class Numbers(Rule):
+    """One number or a sequence of at least ``min_len`` numbers, each finite and in
+    the stated range; returned as a 1-D float array (``None`` passed through with
+    ``none=True``). A bad item is named by its position, with ``example`` as the fix.
+
+    Examples
+    --------
+    >>> rule = Numbers(min=1, min_inclusive=False, min_len=2, example="[1.5, 2.0, 3.0]")
+    >>> rule.check("wbounds", [2, 3.5]).tolist()
+    [2.0, 3.5]
+    >>> rule.check("wbounds", "x")
+    Traceback (most recent call last):
+    ...
+    TypeError: wbounds[0] must be a finite number > 1; got wbounds[0]='x' of type str. Use e.g. wbounds=[1.5, 2.0, 3.0].
+    """
+
+    min: float | None = None
+    min_inclusive: bool = True
+    min_len: int = 1
+    none: bool = False
+    example: str = "[1.5, 2.0]"
+
+    def check(self, name: str, value: Any) -> np.ndarray | None:
+        if value is None and self.none:
+            return None
+        if isinstance(value, np.ndarray) and value.ndim > 1:
+            raise ValueError(
+                f"{name} must be one number or a 1-D sequence of numbers; got an array of "
+                f"shape {value.shape}. Use e.g. {name}={self.example}."
+            )
+        many = isinstance(value, Iterable) and not isinstance(value, str | bytes | dict)
+        items = list(value) if many else [value]
+        out = []
+        for i, v in enumerate(items):
+            try:
+                out.append(
+                    check_number(f"{name}[{i}]", v, min=self.min, min_inclusive=self.min_inclusive)
+                )
+            except (TypeError, ValueError) as err:
+                raise type(err)(f"{err} Use e.g. {name}={self.example}.") from None
+        if len(out) < self.min_len:
+            raise ValueError(
+                f"{name} must hold at least {self.min_len} numbers; got {name}={_show(value)}. "
+                f"Use e.g. {name}={self.example}."
+            )
+        return np.asarray(out, dtype=np.float64)
+
+    def bad_values(self) -> list[Any]:
+        bad: list[Any] = ["x", [2.0, "x"], [2.0, float("nan")], [[2.0, 3.0]], {"a": 2.0}]
+        if self.min is not None:
+            bad.append([self.min + 1.0, self.min - 1.0 if self.min_inclusive else self.min])
+        if self.min_len > 1:
+            bad.append([(self.min or 0.0) + 1.0])
+        if not self.none:
+            bad.append(None)
+        return bad
+
+
+def interactive() -> bool:
+    """Whether a person is watching: a Jupyter / IPython kernel, or standard error is
+    a terminal (the default of every ``progress=``)."""
+    if "ipykernel" in sys.modules:
+        return True
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):  # replaced or closed stderr
+        return False
+
+
+@dataclass(frozen=True)
+class Progress(Rule):
+    """``progress=``: True or False, or None (the default): on when :func:`interactive`.
+    Every call that can run for more than a few seconds takes it; its bars appear only
+    once a run has lasted :data:`sparseclust._engine.parallel.BAR_DELAY` seconds, so
+    quick calls print nothing."""
+
+    def check(self, name: str, value: Any) -> bool:
+        if value is None:
+            return interactive()
+        return check_bool(name, value)
+
+    def bad_values(self) -> list[Any]:
+        return ["yes", 2]
+
+
 def _with_alternatives(message: str, alternatives: str) -> str:
     """``"k must be an integer >= 1; got k=0."`` -> ``"k must be an integer >= 1 (or
     None); got k=0."``"""
@@ -477,10 +568,17 @@ _GIVEN: ContextVar[tuple[Any, dict[str, Any]]] = ContextVar("_GIVEN", default=(N
 
 
 def given_arguments(func: Callable[..., Any]) -> dict[str, Any]:
-    """The declared arguments of the running call of ``func`` as the caller passed
-    them (empty when ``func`` is not the innermost :func:`rules`-checked call)."""
+    """The arguments of the running call of ``func`` as the caller passed them (those
+    the caller wrote, even when equal to their defaults; empty when ``func`` is not
+    the innermost :func:`rules`-checked call)."""
     owner, given = _GIVEN.get()
     return dict(given) if owner is func else {}
+
+
+def written(name: str) -> bool:
+    """Whether the caller of the running :func:`rules`-checked call wrote ``name``
+    (also when equal to its default)."""
+    return name in _GIVEN.get()[1]
 
 
 def rules(**declared: Rule) -> Callable[[F], F]:
@@ -514,7 +612,7 @@ def rules(**declared: Rule) -> Callable[[F], F]:
         @functools.wraps(func)
         def checked(*args: Any, **kwargs: Any) -> Any:
             bound = sig.bind(*args, **kwargs)
-            given = {n: bound.arguments[n] for n in declared if n in bound.arguments}
+            given = dict(bound.arguments)  # every argument the caller wrote, as written
             for name, rule in declared.items():
                 if name in bound.arguments:
                     bound.arguments[name] = rule.check(name, bound.arguments[name])

@@ -57,11 +57,12 @@ from .dtypes import (
     unsupported_reason,
 )
 from .formula import ParsedFormula, _quote, evaluate_formula
-from .params import is_package_module, user_stacklevel
+from .params import is_package_module, user_stacklevel, written
 
 __all__ = [
     "DROP_WARN_FRACTION",
     "SMALL_SD",
+    "SPREAD_RATIO",
     "ColumnTypes",
     "Encoded",
     "InputData",
@@ -82,6 +83,7 @@ __all__ = [
     "read_input",
     "repair_sd",
     "resolve_overrides",
+    "warn_spread",
 ]
 
 #: Fraction of rows dropped above which ``missing="drop"`` warns (the count is always reported).
@@ -654,6 +656,50 @@ def check_kept_rows(
 def _shown(names: list[str]) -> list[str]:
     """The first ten names, then how many there are in all."""
     return names if len(names) <= 10 else [*names[:10], f"... ({len(names)} in all)"]
+
+
+#: Numeric columns whose standard deviations differ by more than this factor (three
+#: orders of magnitude) dominate an unscaled fit: the default ``scale=False`` warns.
+SPREAD_RATIO = 1e3
+
+
+def warn_spread(numeric: np.ndarray, names: Sequence[str], *, scale: bool) -> None:
+    """A :class:`~sparseclust.exceptions.DataWarning` when a fit runs on unscaled numeric
+    columns (``scale=False`` by default, not written by the caller) whose standard
+    deviations differ by more than :data:`SPREAD_RATIO`, naming the widest and the
+    narrowest column. A caller who wrote ``scale=False`` chose raw units: no warning.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> X = np.array([[1.0, 1000.0], [2.0, 5000.0], [3.0, 9000.0]])
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     warn_spread(X, ["a", "b"], scale=False)
+    >>> print(str(w[0].message)[:60])
+    Numeric columns differ in spread by 4000x (sd of 'b' 4000, o
+    """
+    if scale or written("scale") or numeric.shape[1] < 2 or numeric.shape[0] < 2:
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns
+        sd = np.nanstd(numeric, axis=0, ddof=1)
+    ok = np.isfinite(sd) & (sd > 0)
+    if ok.sum() < 2:
+        return
+    hi = int(np.flatnonzero(ok)[np.argmax(sd[ok])])
+    lo = int(np.flatnonzero(ok)[np.argmin(sd[ok])])
+    ratio = sd[hi] / sd[lo]
+    if ratio <= SPREAD_RATIO:
+        return
+    warnings.warn(
+        f"Numeric columns differ in spread by {ratio:.3g}x (sd of {names[hi]!r} "
+        f"{sd[hi]:.4g}, of {names[lo]!r} {sd[lo]:.4g}): unscaled, the widest columns "
+        "decide the clustering. Standardise them with scale=True; writing scale=False "
+        "keeps raw units on purpose, without this warning.",
+        DataWarning,
+        stacklevel=user_stacklevel(),
+    )
 
 
 def warn_constant(names: list[str], *, among_kept: bool = False) -> None:

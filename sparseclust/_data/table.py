@@ -20,12 +20,14 @@ g             ...  categorical  detected       2.0    False
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ..exceptions import DataWarning
 from .dtypes import (
     ColumnInfo,
     NamesByKind,
@@ -35,7 +37,7 @@ from .dtypes import (
     unsupported_reason,
 )
 from .formula import evaluate_terms
-from .params import Choice, Columns, Flag, Int, check_choice, rules
+from .params import Choice, Columns, Flag, Int, check_choice, rules, user_stacklevel
 from .stages import (
     DROP_WARN_FRACTION,
     ColumnTypes,
@@ -69,7 +71,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class VariableSpec(NamesByKind):
     """How each variable was read; enough to read new data the same way.
 
@@ -143,8 +145,33 @@ class VariableSpec(NamesByKind):
         n_num, n_cat = len(self.numeric_names), len(self.categorical_names)
         return f"{n_num + n_cat} variables ({n_num} numeric, {n_cat} categorical)"
 
+    def kind_lines(self, limit: int = 8) -> list[str]:
+        """``["  numeric: x, y", "  categorical: g (2 levels)"]``: the variables by kind,
+        the first ``limit`` of each, and the constant columns dropped."""
 
-@dataclass(frozen=True, eq=False)
+        def shown(items: list[str]) -> str:
+            more = f", ... ({len(items)} in all)" if len(items) > limit else ""
+            return ", ".join(items[:limit]) + more
+
+        lines = []
+        if self.numeric_names:
+            lines.append(f"  numeric: {shown(self.numeric_names)}")
+        if self.categorical_names:
+            cats = [f"{n} ({len(self.levels[n])} levels)" for n in self.categorical_names]
+            lines.append(f"  categorical: {shown(cats)}")
+        if self.dropped_constant:
+            lines.append(f"  constant, dropped: {shown(list(self.dropped_constant))}")
+        return lines
+
+    def __repr__(self) -> str:
+        """``VariableSpec: 2 variables (1 numeric, 1 categorical)`` and the names by kind."""
+        head = f"VariableSpec: {self.describe()}"
+        if self.formula:
+            head += f", formula {self.formula!r}"
+        return "\n".join([head, *self.kind_lines()])
+
+
+@dataclass(frozen=True, eq=False, repr=False)
 class ColumnTable:
     """Typed column table handed to the method cores.
 
@@ -188,6 +215,30 @@ class ColumnTable:
     @property
     def n_obs(self) -> int:
         return int(self.numeric.shape[0] if self.numeric.size else self.codes.shape[0])
+
+    def __repr__(self) -> str:
+        """A short description: rows, variables by kind, missing cells.
+
+        Examples
+        --------
+        >>> df = pd.DataFrame({"x": [1.0, None, 3.0], "g": ["a", "b", "a"]})
+        >>> build_table(df, missing="native", missing_choices=("native",))
+        ColumnTable: 3 rows, 2 variables (1 numeric, 1 categorical)
+          numeric: x
+          categorical: g (2 levels)
+          missing cells: 1 (kept: missing='native')
+        """
+        rows = f"{len(self.index)} rows"
+        if self.n_dropped:
+            rows += f" ({self.n_dropped} dropped for missing values, {self.n_obs} kept)"
+        lines = [f"ColumnTable: {rows}, {self.spec.describe()}"]
+        lines += self.spec.kind_lines()
+        n_missing = int(np.isnan(self.numeric).sum() + (self.codes < 0).sum())
+        kept = f" (kept: missing={self.missing!r})" if n_missing else ""
+        lines.append(f"  missing cells: {n_missing}{kept}")
+        if self.response is not None:
+            lines.append(f"  response: {self.response.name}")
+        return "\n".join(lines)
 
     @property
     def n_dropped(self) -> int:
@@ -330,6 +381,41 @@ def build_table(
     input, apply the formula, resolve the kinds fixed by the user, detect the others,
     encode, apply the missing-value policy, assemble the table.
 
+    Parameters
+    ----------
+    x : DataFrame, 2-D array or formula str
+        The data, or a formula such as ``"~ . - id"`` with ``data=``.
+    data : DataFrame, optional
+        The data a formula ``x`` is read from.
+    categorical, numeric : list of str, optional
+        Columns whose kind is set by name, overriding detection by dtype.
+    missing : {"raise", "drop", "native"}, default "raise"
+        What to do with missing cells (see above).
+    missing_choices : tuple of str, default ("raise", "drop")
+        The values of ``missing`` the calling method supports.
+    allow_categorical, allow_numeric : bool, default True
+        Whether the calling method accepts columns of that kind (an error names the
+        others).
+    response : bool, default False
+        Whether a two-sided formula (or ``y``) is expected.
+    y : array-like, optional
+        The response when ``x`` is not a formula.
+    allow_constant : bool, default False
+        Keep constant columns (as ``constant="keep"``).
+    min_rows : int, default 1
+        The fewest rows the method needs after dropping.
+    eval_env : dict, optional
+        Names a formula's transforms may use, besides numpy as ``np``.
+    constant : {"raise", "drop", "keep"}, default "raise"
+        What to do with constant columns (see above).
+    check_magnitude : bool, default True
+        Refuse numeric columns too large for the sums of squares (see above).
+
+    Returns
+    -------
+    ColumnTable
+        The typed table: numeric block, categorical codes, the spec, the kept rows.
+
     Examples
     --------
     >>> df = pd.DataFrame({"a": [1.0, None, 3.0, 4.0], "g": ["u", "v", "u", "v"]})
@@ -444,7 +530,12 @@ def read_numeric(
 
 
 def transform_like(
-    spec: VariableSpec, data: Any, *, missing: str = "raise", check_magnitude: bool = True
+    spec: VariableSpec,
+    data: Any,
+    *,
+    missing: str = "raise",
+    check_magnitude: bool = True,
+    unseen: str = "raise",
 ) -> ColumnTable:
     """Read new data with a fitted :class:`VariableSpec` (same variables, kinds, levels).
 
@@ -453,7 +544,10 @@ def transform_like(
     an unsupported dtype, an infinite value or a value too large for the methods'
     sums of squares (the fit's rule, :func:`~sparseclust._data.stages.check_magnitudes`
     on the new rows; ``check_magnitude=False``: left to the caller) raises; missing
-    values follow ``missing`` (``"raise"``, ``"drop"`` or ``"native"``).
+    values follow ``missing`` (``"raise"``, ``"drop"`` or ``"native"``). With
+    ``unseen="na"`` a categorical value outside the fitted levels does not raise: its
+    row is set aside as a dropped row (its label ``<NA>``), with a
+    :class:`~sparseclust.exceptions.DataWarning` counting the rows and naming the values.
 
     Examples
     --------
@@ -467,6 +561,7 @@ def transform_like(
     ValueError: Column 'g' has values not among its levels: ['c'] (levels: ['a', 'b']). The fit saw only these levels; recode or drop those rows of newdata first.
     """
     check_choice("missing", missing, ["raise", "drop", "native"])
+    check_choice("unseen", unseen, ["raise", "na"])
     frame = as_frame(data, "newdata")
     check_unique_names(frame, "newdata")
     if spec.formula is not None:
@@ -512,17 +607,10 @@ def transform_like(
             f"newdata columns {inf_cols} contain infinite values; replace them with finite "
             f"values or NaN (missing)."
         )
-    codes = np.empty((len(df), len(spec.categorical_names)), dtype=np.int64)
-    for j, c in enumerate(spec.categorical_names):
-        codes[:, j], _, _ = encode_categorical(
-            columns[c],
-            spec.levels[c],
-            name=c,
-            unseen_hint="The fit saw only these levels; recode or drop those rows of newdata first.",
-        )
+    codes, new_level = _encode_new(columns, spec, unseen)
     miss_num, miss_cat = np.isnan(num), codes < 0
-    miss = miss_num.any(axis=1) | miss_cat.any(axis=1)
-    dropped = np.zeros(len(df), dtype=bool)
+    miss = (miss_num.any(axis=1) | miss_cat.any(axis=1)) & ~new_level
+    dropped = new_level.copy()
     if miss.any():
         counts = {
             c: int(miss_num[:, j].sum())
@@ -545,8 +633,8 @@ def transform_like(
                 f"labels are <NA>) or impute them."
             )
         if missing == "drop":
-            dropped = miss
-            num, codes = num[~miss], codes[~miss]
+            dropped |= miss
+    num, codes = num[~dropped], codes[~dropped]
     if check_magnitude:
         check_magnitudes(
             column_max_abs(num), spec.numeric_names, num.shape[0], len(spec.names), newdata=True
@@ -560,6 +648,47 @@ def transform_like(
         df.loc[~dropped],
         missing=missing,
     )
+
+
+def _encode_new(
+    columns: dict[str, pd.Series], spec: VariableSpec, unseen: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """The categorical codes of new data and its rows with a level the fit did not see
+    (``unseen="na"``; ``"raise"`` raises naming them)."""
+    n = len(next(iter(columns.values()))) if columns else 0
+    codes = np.empty((n, len(spec.categorical_names)), dtype=np.int64)
+    for j, c in enumerate(spec.categorical_names):
+        codes[:, j], _, _ = encode_categorical(
+            columns[c],
+            spec.levels[c],
+            name=c,
+            unseen_hint="The fit saw only these levels; recode or drop those rows of newdata "
+            "first, or pass unseen='na' (their labels are <NA>).",
+            unseen=unseen,
+        )
+    return codes, _unseen_rows(columns, spec, codes)
+
+
+def _unseen_rows(
+    columns: dict[str, pd.Series], spec: VariableSpec, codes: np.ndarray
+) -> np.ndarray:
+    """Rows of new data with a categorical value outside the fitted levels (coded -1
+    under ``unseen="na"``), with a :class:`~sparseclust.exceptions.DataWarning`."""
+    rows = np.zeros(codes.shape[0], dtype=bool)
+    found = {}
+    for j, c in enumerate(spec.categorical_names):
+        new = (codes[:, j] < 0) & columns[c].notna().to_numpy()
+        if new.any():
+            rows |= new
+            found[c] = list(pd.unique(columns[c][new].to_numpy(dtype=object)))[:5]
+    if found:
+        warnings.warn(
+            f"unseen='na': {int(rows.sum())} rows of newdata have levels the fit did not see "
+            f"({found}); their labels are <NA>.",
+            DataWarning,
+            stacklevel=user_stacklevel(),
+        )
+    return rows
 
 
 def empty_table(spec: VariableSpec) -> ColumnTable:

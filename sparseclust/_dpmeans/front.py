@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from .._data.params import Choice, Columns, Flag, Int, Seed, as_rng, rules, user_stacklevel
+from .._data.stages import warn_spread
 from .._data.table import ColumnTable, VariableSpec, build_table
 from .._engine.dask import DaskPrepared, labels_dask, route_backend
 from .._results.base import labels_series
@@ -162,6 +163,7 @@ def _read_data(
         X = DPBlocks(prep.executor, len(prep.names))
         return DPData(X, prep.names, prep.center, prep.scale, prep.spec, X.n, dask=prep)
     table = _read_table(x, data=data, categorical=categorical, numeric=numeric, missing=missing)
+    warn_spread(table.numeric, table.numeric_names, scale=scale)
     X, names, (center, sd) = scaled_design(table, scale)
     return DPData(X, names, center, sd, table.spec, table.n_obs, table=table)
 
@@ -252,6 +254,30 @@ def farthest_first_lambda(
     This is the reading of the heuristic that reproduces the CRAFT paper's DP-means
     purities (0.61 Spam, 0.66 Wine, 0.52 Splice, 0.53 Monk-3, 0.61 Bank).
 
+    Parameters
+    ----------
+    x : DataFrame, 2-D array or formula str
+        The data, or a formula such as ``"~ . - id"`` with ``data=``.
+    data : DataFrame, optional
+        The data a formula ``x`` is read from.
+    k : int
+        The number of points added (the wanted number of clusters).
+    start : {"mean", "random"}, default "mean"
+        The first member of T: the global mean, or a random data point.
+    scale : bool, default False
+        Standardise the numeric columns first.
+    missing : {"raise", "drop"}, default "raise"
+        Rows with a missing value: an error naming the columns, or dropped.
+    categorical, numeric : list of str, optional
+        Columns whose kind is set by name, overriding detection by dtype.
+    rng : None, int or Generator
+        Seeds a random first point.
+
+    Returns
+    -------
+    float
+        The lambda to pass to ``dpmeans(lam=...)``.
+
     Examples
     --------
     >>> import numpy as np
@@ -298,11 +324,11 @@ def dpmeans(
     sample_rows: int = 50_000,
     rng: Any = None,
 ) -> DPMeansResult:
-    """DP-means clustering (Kulis & Jordan 2012) of a DataFrame, array or formula.
+    """Cluster a DataFrame, array or formula by DP-means (Kulis & Jordan 2012).
 
     Parameters
     ----------
-    x : DataFrame, 2-D array or formula string
+    x : DataFrame, 2-D array or formula str
         The data, or a formula such as ``"~ . - class"`` with ``data=``.
         Types are detected automatically (see :mod:`sparseclust._data.dtypes`):
         categorical variables enter as full one-hot indicators.
@@ -349,6 +375,7 @@ def dpmeans(
     Returns
     -------
     DPMeansResult
+        The fit: labels, centres, profiles, print and plots.
 
     Notes
     -----

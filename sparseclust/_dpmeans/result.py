@@ -137,14 +137,16 @@ class DPMeansResult(ClusterResult):
             notes.append("Numeric variables were standardised (mean 0, sd 1) before clustering.")
         return notes
 
-    def predict(self, newdata: Any, *, missing: str = "raise") -> pd.Series:
+    def predict(self, newdata: Any, *, missing: str = "raise", unseen: str = "raise") -> pd.Series:
         """Assign rows of ``newdata`` to the nearest fitted centre (no new clusters).
 
         ``newdata`` must have the fitted variables (same names, kinds and levels);
-        with ``missing="drop"`` rows with missing values get ``<NA>``.
+        with ``missing="drop"`` rows with missing values get ``<NA>``. A categorical
+        level the fit did not see is an error naming it (``unseen="raise"``) or gives
+        its row the label ``<NA>`` with a ``DataWarning`` (``unseen="na"``).
         """
         check_choice("missing", missing, ["raise", "drop"])
-        t = transform_like(self.variables, newdata, missing=missing)
+        t = transform_like(self.variables, newdata, missing=missing, unseen=unseen)
         X = design_matrix(t, self.center_, self.scale_)[0]
         idx, _ = nearest(X, self.centers.to_numpy())
         return labels_series(t, idx)

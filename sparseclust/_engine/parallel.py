@@ -17,10 +17,36 @@ import multiprocessing
 import os
 import sys
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
-__all__ = ["run_parallel", "run_shared", "worker_count"]
+__all__ = [
+    "BAR_DELAY",
+    "progress_bar",
+    "progress_bars",
+    "run_parallel",
+    "run_shared",
+    "worker_count",
+]
+
+#: Seconds a run lasts before its progress bar appears: quick calls print nothing.
+BAR_DELAY = 2.0
+#: Whether the runs of the current call show bars (set by a front: :func:`progress_bars`).
+_PROGRESS: ContextVar[bool] = ContextVar("_PROGRESS", default=False)
+
+
+@contextmanager
+def progress_bars(on: bool) -> Iterator[None]:
+    """Inside the block, :func:`run_parallel` and :func:`run_shared` calls that do not
+    say otherwise show progress bars when ``on`` (a front's checked ``progress=``)."""
+    token = _PROGRESS.set(bool(on))
+    try:
+        yield
+    finally:
+        _PROGRESS.reset(token)
+
 
 #: The data of the running :func:`run_shared` call, read by the forked workers.
 _SHARED: Any = None
@@ -41,15 +67,17 @@ def run_parallel(
     tasks: Sequence[tuple],
     *,
     n_jobs: int | None = None,
-    progress: bool = False,
+    progress: bool | None = None,
     desc: str = "",
 ) -> list[Any]:
     """``[func(*args) for args in tasks]``, in parallel with joblib when ``n_jobs`` is not 1/None.
 
     Results come back in task order whatever the scheduling, so seeded tasks are
-    reproducible for any ``n_jobs``. ``progress=True`` shows a tqdm bar.
+    reproducible for any ``n_jobs``. ``progress=True`` shows a tqdm bar (None: as the
+    running front said, :func:`progress_bars`).
     """
     tasks = list(tasks)
+    progress = _PROGRESS.get() if progress is None else progress
     if not tasks:
         return []
     if n_jobs in (None, 1) or len(tasks) == 1:
@@ -57,15 +85,34 @@ def run_parallel(
     from joblib import Parallel, delayed
 
     calls = (delayed(func)(*a) for a in _bar(tasks, progress, desc))
-    return list(Parallel(n_jobs=n_jobs)(calls))
+    try:
+        return list(Parallel(n_jobs=n_jobs)(calls))
+    except KeyboardInterrupt:
+        _stop_idle_workers()
+        raise
 
 
-def _bar(items: list, progress: bool, desc: str, total: int | None = None) -> Any:
+def _stop_idle_workers() -> None:
+    """After Ctrl-C, stop joblib's worker processes: joblib kills the busy ones and
+    starts fresh ones for the next call, which would stay behind, idle, for minutes."""
+    from joblib.externals.loky import reusable_executor
+
+    executor = getattr(reusable_executor, "_executor", None)
+    if executor is not None:
+        executor.shutdown(wait=True, kill_workers=True)
+
+
+def progress_bar(items: Any, progress: bool, desc: str, total: int | None = None) -> Any:
+    """``items`` behind a tqdm bar when ``progress`` (shown once the run has lasted
+    :data:`BAR_DELAY` seconds), else ``items`` themselves."""
     if not progress:
         return items
     from tqdm.auto import tqdm
 
-    return tqdm(items, desc=desc, leave=False, total=total)
+    return tqdm(items, desc=desc, leave=False, total=total, delay=BAR_DELAY)
+
+
+_bar = progress_bar
 
 
 def _fork_available() -> bool:
@@ -95,7 +142,7 @@ def run_shared(
     tasks: Sequence[tuple],
     *,
     n_jobs: int | None = None,
-    progress: bool = False,
+    progress: bool | None = None,
     desc: str = "",
 ) -> list[Any]:
     """``[func(shared, *args) for args in tasks]``, in task order, on ``n_jobs`` workers.
@@ -106,6 +153,7 @@ def run_shared(
     slow task does not hold back a batch.
     """
     tasks = list(tasks)
+    progress = _PROGRESS.get() if progress is None else progress
     workers = worker_count(n_jobs, len(tasks))
     if workers == 1:
         return [func(shared, *a) for a in _bar(tasks, progress, desc)]

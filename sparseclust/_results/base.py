@@ -19,6 +19,7 @@ import pandas as pd
 from .._data.table import ColumnTable, VariableSpec
 from .format import fmt, fmt_list
 from .summary import Summary
+from .tidy import augment_frame, glance_row, tidy_frame
 
 __all__ = [
     "ClusterResult",
@@ -185,7 +186,20 @@ class ClusterResult(Printed):
             call=self.call,
             tables=tables,
             notes=self._notes(),
+            html_hidden=self._html_hidden(),
+            unselected=self._unselected(),
         )
+
+    def _html_hidden(self) -> tuple[str, ...]:
+        """Summary tables the HTML view leaves out (repeated by another table)."""
+        return ()
+
+    def _unselected(self) -> tuple[str, ...]:
+        """Variables no cluster uses (sparse methods: weight 0; CRAFT: selected by none)."""
+        weights = getattr(self, "weights", None)
+        if isinstance(weights, pd.Series):
+            return tuple(str(v) for v in weights.index[weights.to_numpy() == 0])
+        return ()
 
     def profiles(self) -> pd.DataFrame:
         """Per-variable profile by cluster (mean/sd for numeric, level shares for categorical)."""
@@ -198,6 +212,26 @@ class ClusterResult(Printed):
     def to_frame(self) -> pd.DataFrame:
         """The input index with a ``cluster`` column (``<NA>`` on dropped rows)."""
         return self.labels.rename("cluster").to_frame()
+
+    # ------------------------------------------------------------ broom-style tables
+    def tidy(self) -> pd.DataFrame:
+        """One row per (cluster, variable), as R's ``broom::tidy``: ``selected``,
+        ``relevance`` (a sparse fit's weight), and the profile (``mean``/``sd``, or the
+        most frequent ``level`` and its ``share``). See :func:`~._results.tidy.tidy_frame`."""
+        return tidy_frame(self)
+
+    def glance(self) -> pd.DataFrame:
+        """One row for the fit, as R's ``broom::glance``: method, ``n_obs``,
+        ``n_dropped``, ``n_variables``, ``n_clusters``, ``k``, ``lambda``, ``wbound``,
+        ``objective``, ``n_iter``, ``converged``, ``criterion`` (NaN where a method has
+        no such quantity)."""
+        return glance_row(self)
+
+    def augment(self, data: pd.DataFrame) -> pd.DataFrame:
+        """``data`` (the rows the fit was given) with a ``.cluster`` column, as R's
+        ``broom::augment``; ``<NA>`` on rows dropped for missing values. ``data`` is
+        not modified."""
+        return augment_frame(self.labels, data)
 
 
 def dropped_constant_lines(spec: VariableSpec) -> list[str]:

@@ -77,7 +77,8 @@ def _data_name(x: Any) -> str:
 
 
 def call_string(func: Callable, values: dict[str, Any], first: str = "x") -> str:
-    """Render the call as R's ``Call:`` line, showing arguments that differ from defaults.
+    """Render the call as R's ``Call:`` line: the arguments the caller wrote (also
+    those equal to their defaults) and any that differ from their defaults.
 
     ``values`` is the public function's ``locals()`` at entry (the arguments its
     :func:`~sparseclust._data.params.rules` declaration checked are shown as the
@@ -87,7 +88,9 @@ def call_string(func: Callable, values: dict[str, Any], first: str = "x") -> str
     """
     sig = inspect.signature(func)
     show = _CALL_CONTEXT.get()[1]
-    values = {**values, **given_arguments(func)}  # as the user wrote them
+    given = given_arguments(func)
+    show = show | set(given)  # the arguments the user wrote, even at their defaults
+    values = {**values, **given}  # as the user wrote them
     parts = []
     for name, p in sig.parameters.items():
         if name not in values:

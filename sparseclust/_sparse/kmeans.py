@@ -5,7 +5,7 @@ family on pandas, with exact weights, returned centres, ``predict`` and parallel
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, ClassVar
 
@@ -13,17 +13,28 @@ import numpy as np
 import pandas as pd
 
 from .._data.params import Int, as_rng, check_choice, check_int, check_number, rules
-from .._data.stages import repair_sd
+from .._data.stages import repair_sd, warn_spread
 from .._data.table import empty_table, read_numeric, transform_like
 from .._engine.blocks import LocalBlocks
 from .._engine.dask import route_backend
 from .._results.base import ClusterResult, labels_series
 from .._results.format import call_string, fmt
+from .hclust import default_wbound
 from .kmeans_core import SparseKMeansFit
 from .kmeans_fit import FitSettings, fit_bounds, refit_bound, run_permutations, warn_fits
 from .lloyd import cluster_means, fetch_rows, one_block, partial_sqdist
 from .permute import PermuteResult, make_permute_result
-from .rules import ALGORITHM, BACKEND, DATA_RULES, FLAG, MISSING, PERMUTE_RULES, SEED, WEIGHTS
+from .rules import (
+    ALGORITHM,
+    BACKEND,
+    DATA_RULES,
+    FLAG,
+    MISSING,
+    PERMUTE_RULES,
+    SEED,
+    WBOUNDS,
+    WEIGHTS,
+)
 from .weights import between_ss, project_weights
 
 __all__ = [
@@ -76,6 +87,14 @@ class SparseKMeansResult(ClusterResult):
         The soft-threshold applied to the BCSS in the last weight step.
     weights_mode, algorithm : str
         Settings used.
+
+    Examples
+    --------
+    >>> from sparseclust import sparse_kmeans
+    >>> from sparseclust.simulate import sparse_sim
+    >>> fit = sparse_kmeans(sparse_sim(rng=1).data, 3, wbound=5, rng=0)
+    >>> type(fit).__name__, fit.weights.size, bool(fit.weights.sum() > 0)
+    ('SparseKMeansResult', 100, True)
     """
 
     weights: pd.Series
@@ -181,6 +200,14 @@ class SparseKMeansResult(ClusterResult):
         (naming the rows). A row with no observed value on the selected (non-zero
         weight) features cannot be placed: its label is ``<NA>``.
         """
+        t, d, unplaced = self.weighted_sqdist(newdata, missing=missing)
+        return labels_series(t, d.argmin(axis=1), unplaced=unplaced)
+
+    def weighted_sqdist(self, newdata: Any, *, missing: str = "native") -> tuple:
+        """``(table, d, unplaced)``: the typed new data, the weighted squared distance
+        ``sum_j w_j (x_j - c_kj)^2`` of each kept row to each centre (partial distances
+        over the observed cells, on the scale clustered on) and the rows with nothing
+        observed on the selected features (their distances are not meaningful)."""
         check_choice("missing", missing, ["raise", "drop", "native"])
         t = transform_like(self.variables, newdata, missing=missing)
         X = _standardise(t.numeric, self.center_, self.scale_)
@@ -190,7 +217,7 @@ class SparseKMeansResult(ClusterResult):
         c = self.centers.to_numpy()[:, keep] * np.sqrt(w[keep])
         unplaced = np.isnan(z).all(axis=1)
         d = partial_sqdist(np.where(unplaced[:, None], 0.0, z), c)
-        return labels_series(t, d.argmin(axis=1), unplaced=unplaced)
+        return t, d, unplaced
 
     def plot(self, ax: Any = None, **kwargs: Any) -> Any:
         """Weights against feature index (sparcl's plot)."""
@@ -222,6 +249,14 @@ class SparseKMeansPath:
     warm_start : bool
         Whether each bound started from the previous bound's partition (sparcl).
     call : str
+
+    Examples
+    --------
+    >>> from sparseclust import sparse_kmeans_path
+    >>> from sparseclust.simulate import sparse_sim
+    >>> path = sparse_kmeans_path(sparse_sim(rng=1).data, 3, wbounds=[2, 5], rng=0)
+    >>> len(path), path.table["wbound"].tolist()
+    (2, [2.0, 5.0])
     """
 
     fits: tuple
@@ -288,6 +323,7 @@ def _read(x, data, numeric, categorical, missing, scale, min_rows):
         x, data=data, categorical=categorical, numeric=numeric, missing=missing, min_rows=min_rows
     )
     X = table.numeric
+    warn_spread(X, table.numeric_names, scale=scale)
     center = sd = None
     if scale:
         center = np.nanmean(X, axis=0)
@@ -317,12 +353,10 @@ def _read_blocks(x, data, numeric, categorical, missing, scale, lazy) -> tuple:
 
 
 def _check_wbound(wbound: Any, p: int, name: str = "wbound") -> float:
+    """``wbound`` checked; ``None`` is :func:`~.hclust.default_wbound` (sparcl's
+    ``0.5 sqrt(p)``, the default of the hierarchical method and of the wrappers)."""
     if wbound is None:
-        raise ValueError(
-            f"{name} is required: the L1 bound on the weights, between 1 and sqrt(p) = "
-            f"{np.sqrt(p):.3g} here (smaller = fewer features). Choose it with "
-            "kmeans_sparse_permute(), e.g. wbound=perm.best_wbound."
-        )
+        return default_wbound(p)
     w = check_number(name, wbound, min=1, min_inclusive=False)
     return w
 
@@ -456,6 +490,8 @@ def sparse_weights(
     ----------
     x : DataFrame, 2-D array or formula
         Numeric data (``data=`` with a formula).
+    data : DataFrame, optional
+        The data a formula ``x`` is read from.
     labels : array-like or Series
         Cluster of each row.
     wbound : float
@@ -464,6 +500,8 @@ def sparse_weights(
         Exact projection (default) or sparcl's BinarySearch replica.
     scale : bool
         Standardise the features first.
+    missing : {"native", "drop", "raise"}, default "native"
+        Missing cells, as in :func:`sparse_kmeans`.
 
     Returns
     -------
@@ -525,11 +563,15 @@ def sparse_kmeans(
         Numeric data (rows = observations), or a formula (``"~ . - id"``) with
         ``data=``. Categorical columns are an error (use :func:`craft` for mixed data,
         or encode them yourself).
+    data : DataFrame, optional
+        The data a formula ``x`` is read from.
     k : int
         Number of clusters (or give ``centers``).
-    wbound : float
+    wbound : float, optional
         L1 bound ``s`` on the weights, ``1 < s``; about ``sqrt(p)`` keeps every
-        feature. Choose it with :func:`kmeans_sparse_permute`.
+        feature. Default ``0.5 sqrt(p)`` (``(1 + sqrt(p)) / 2`` for ``p <= 4``), as
+        :func:`sparse_hclust` and the scikit-learn wrapper; choose it with
+        :func:`kmeans_sparse_permute`.
     weights : {"exact", "sparcl"}
         ``"exact"``: the weight step is solved exactly (the L1 bound always holds;
         scale-invariant). ``"sparcl"``: sparcl 1.0.4's BinarySearch with its absolute
@@ -579,6 +621,7 @@ def sparse_kmeans(
     Returns
     -------
     SparseKMeansResult
+        The fit: labels, weights, centres, print and plots.
 
     Notes
     -----
@@ -653,7 +696,7 @@ def _check_wbounds(wbounds: Any, p: int, *, min_len: int = 1) -> np.ndarray:
     return w
 
 
-@rules(**_FIT_RULES, warm_start=FLAG)
+@rules(**_FIT_RULES, warm_start=FLAG, wbounds=replace(WBOUNDS, min_len=1))
 def sparse_kmeans_path(
     x: Any = None,
     /,
@@ -682,6 +725,32 @@ def sparse_kmeans_path(
     (and can lock in a poorer partition than an independent fit);
     ``warm_start=False`` starts every bound from the same initial k-means partition.
     Other arguments as :func:`sparse_kmeans`.
+
+    Parameters
+    ----------
+    x : DataFrame, 2-D array or formula str
+        The data, or a formula such as ``"~ . - id"`` with ``data=``.
+    data : DataFrame, optional
+        The data a formula ``x`` is read from.
+    k : int
+        Number of clusters.
+    wbounds : sequence of float, optional
+        The L1 bounds (each > 1), fitted in this order.
+    warm_start : bool, default True
+        Start every bound from the previous bound's partition (sparcl).
+    weights, algorithm, nstart, max_iter, centers, scale, missing : see :func:`sparse_kmeans`
+        As in :func:`sparse_kmeans`, passed to every fit.
+    categorical, numeric : list of str, optional
+        Columns whose kind is set by name, overriding detection by dtype.
+    keep_data : bool, default True
+        Keep the data on the fits (for profiles and plots).
+    rng : None, int or Generator
+        Seeds the starts.
+
+    Returns
+    -------
+    SparseKMeansPath
+        One fit per bound and their table.
 
     Examples
     --------
@@ -779,7 +848,7 @@ def kmeans_sparse_permute(
 
     Parameters
     ----------
-    x, k, data
+    x, k, data : see :func:`sparse_kmeans`
         As :func:`sparse_kmeans`.
     wbounds : sequence of float, optional
         At least two bounds > 1. Default sparcl's
@@ -791,7 +860,7 @@ def kmeans_sparse_permute(
     rule : {"max", "1se"}
         The bound with the largest gap (sparcl), or the smallest bound whose gap is
         within one sd of the largest (the rule sparcl's documentation describes).
-    weights, algorithm, nstart, max_iter, centers, scale, missing
+    weights, algorithm, nstart, max_iter, centers, scale, missing : see :func:`sparse_kmeans`
         As :func:`sparse_kmeans`, and passed to every fit (sparcl ignores its
         ``nstart``/``maxiter`` here).
     warm_start : bool
@@ -810,11 +879,15 @@ def kmeans_sparse_permute(
         the gap saw; its gap keeps creeping up (by about 1e-3) past the point where
         every weight is non-zero, so the first maximum tends to be the largest bound
         (sparcl chose the same bound on 5 of those 20 seeds).
+    categorical, numeric : list of str, optional
+        Columns whose kind is set by name, overriding detection by dtype.
+    keep_data : bool, default True
+        Keep the data on the fits (for profiles and plots).
     n_jobs : int, optional
         Permutations run in parallel with joblib (``-1``: all cores).
     progress : bool, optional
-        tqdm progress bar; default: when there are 10 or more permutations of data
-        with more than a million cells.
+        A tqdm progress bar over the permutations (shown once they have run 2 s).
+        Default: on in an interactive terminal or a notebook, off otherwise.
     backend : {"auto", "numpy", "dask"}
         As :func:`sparse_kmeans`.
     sample_rows : int
@@ -857,8 +930,6 @@ def kmeans_sparse_permute(
     seed_real = int(generator.integers(2**63 - 1))
     seeds = generator.integers(2**63 - 1, size=(nperms, 2))
     X, k = _gap_rows(ex, k, c, p, sample_rows, generator) if lazy else (ex.blocks[0], k)
-    if progress is None:
-        progress = nperms >= 10 and X.size > 1_000_000
     runs = run_permutations(
         X, k, wb, settings, seed_real, seeds, n_jobs=n_jobs, progress=bool(progress)
     )

@@ -139,6 +139,26 @@ class PermuteResult(Printed):
             f"{self._printed_table().to_html()}{html.escape(lines[3])}</div>"
         )
 
+    # ------------------------------------------------------------ broom-style tables
+    def tidy(self) -> pd.DataFrame:
+        """One row per bound tried: ``wbound``, ``n_nonzero``, ``gap``, ``sd_gap`` and
+        ``chosen``."""
+        out = self.table.reset_index(drop=True)
+        out["chosen"] = np.arange(len(out)) == self.best_index
+        return out
+
+    def glance(self) -> pd.DataFrame:
+        """The best fit's :meth:`glance` row with the tuning: ``rule``, ``nperms``,
+        ``gap`` and ``sd_gap`` at the chosen bound."""
+        row = self.table.iloc[self.best_index]
+        return self.best.glance().assign(
+            rule=self.rule, nperms=self.nperms, gap=float(row["gap"]), sd_gap=float(row["sd_gap"])
+        )
+
+    def augment(self, data: pd.DataFrame) -> pd.DataFrame:
+        """``data`` with the best fit's ``.cluster`` (:meth:`ClusterResult.augment`)."""
+        return self.best.augment(data)
+
     def summary(self) -> Summary:
         """The gap table and the chosen bound, plus the best fit's weights."""
         chosen = pd.DataFrame(

@@ -3,7 +3,17 @@ declared once as data with the rule classes of :mod:`sparseclust._data.params`."
 
 from __future__ import annotations
 
-from .._data.params import Choice, Columns, Flag, Int, Seed, Spelling, Workers
+from .._data.params import (
+    Choice,
+    Columns,
+    Flag,
+    Int,
+    Numbers,
+    Progress,
+    Seed,
+    Spelling,
+    Workers,
+)
 from .weights import WEIGHT_MODES
 
 __all__ = [
@@ -18,6 +28,7 @@ __all__ = [
     "N_JOBS",
     "PERMUTE_RULES",
     "SEED",
+    "WBOUNDS",
     "WEIGHTS",
 ]
 
@@ -52,6 +63,9 @@ COLUMNS = Columns()
 FLAG = Flag()
 #: ``rng=``.
 SEED = Seed()
+#: ``wbounds=`` of the permutation fronts: at least two L1 bounds > 1 (None: the
+#: default grid).
+WBOUNDS = Numbers(min=1, min_inclusive=False, min_len=2, none=True, example="[1.5, 2.0, 3.0]")
 #: ``rule=`` of the permutation fronts: how the gap statistic picks the bound.
 GAP_RULE = Choice(("max", "1se"))
 
@@ -70,5 +84,6 @@ PERMUTE_RULES = {
     "nperms": Int(min=2),
     "rule": GAP_RULE,
     "n_jobs": N_JOBS,
-    "progress": Flag(none=True),
+    "progress": Progress(),
+    "wbounds": WBOUNDS,
 }

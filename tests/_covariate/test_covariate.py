@@ -64,9 +64,11 @@ def test_formula_and_predict(sim, fit):
     pred = fit.predict(sim.data)
     assert pred.index.equals(sim.data.index)
     assert (pred.to_numpy() == proba.to_numpy().argmax(axis=1)).all()
-    # by hand: softmax of the cluster sums times the coefficients
+    # by hand: softmax of the cluster sums (of the covariates standardised with the
+    # fit's means and sds, scale=True) times the coefficients
+    Xs = (sim.data - sim.data.mean()) / sim.data.std(ddof=1)
     Z = np.column_stack(
-        [sim.data.loc[:, fit.clusters.index[fit.clusters == k]].sum(axis=1) for k in fit.coef.index]
+        [Xs.loc[:, fit.clusters.index[fit.clusters == k]].sum(axis=1) for k in fit.coef.index]
     )
     eta = Z @ fit.coef.to_numpy() + fit.intercept.to_numpy()
     np.testing.assert_allclose(

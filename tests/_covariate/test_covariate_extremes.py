@@ -1,4 +1,5 @@
-"""covariate_clustering() on huge and badly scaled covariates (issue 22, items 2 and 3).
+"""covariate_clustering() on huge and badly scaled covariates (issue 22, items 2 and 3), kept
+in raw units (scale=False; standardised, none of these cases arise).
 
 Every inner loop is bounded and a bound that is hit is reported as non-convergence
 (a ConvergenceWarning and the path's ``converged`` flag), never a hang; a covariate too
@@ -72,7 +73,9 @@ def test_1e10_column_returns_quickly_with_the_capped_nus_flagged():
     X["big"] = r.normal(size=24) * 1e10
     before = X.copy()
     with wall_clock_guard(), recorded() as caught:
-        fit = covariate_clustering(X, y=np.arange(24) % 2, nu=[1, 0.1, 0], sigma=0.1, max_iter=100)
+        fit = covariate_clustering(
+            X, scale=False, y=np.arange(24) % 2, nu=[1, 0.1, 0], sigma=0.1, max_iter=100
+        )
     assert isinstance(fit, CovariateClusteringResult)
     assert not fit.path["converged"].all()
     messages = convergence_messages(caught)
@@ -87,7 +90,7 @@ def test_a_stalled_path_stops_after_ten_stalled_nus():
     X, r = brief_frame()
     X["big"] = r.normal(size=24) * 1e10
     with wall_clock_guard(), recorded() as caught:
-        fit = covariate_clustering(X, y=np.arange(24) % 2, sigma=0.1)
+        fit = covariate_clustering(X, scale=False, y=np.arange(24) % 2, sigma=0.1)
     assert not fit.path["converged"].any()
     assert any(
         f"after {cc.PATH_STALL_MAX} such stalls in a row" in m for m in convergence_messages(caught)
@@ -102,7 +105,7 @@ def test_a_b_step_with_no_descent_left_ends_the_admm():
     X5 = X.iloc[:5].assign(big=r.normal(size=5) * 5e17)
     with wall_clock_guard(), recorded() as caught:
         warnings.simplefilter("ignore", CalibrationWarning)
-        fit = covariate_clustering(X5, y=np.arange(5) % 2, rng=0)
+        fit = covariate_clustering(X5, scale=False, y=np.arange(5) % 2, rng=0)
     assert not fit.path["converged"].any()
     assert any("numerical floor" in m for m in convergence_messages(caught))
 
@@ -171,7 +174,7 @@ def test_map_fit_cap_is_flagged_in_the_path(monkeypatch):
     X, _ = brief_frame()
     monkeypatch.setattr(sel, "fit_map", partial(sel.fit_map, max_iter=1))
     with wall_clock_guard(), recorded() as caught:
-        fit = covariate_clustering(X, y=np.arange(24) % 2, nu=[1, 0.1, 0], sigma=0.1)
+        fit = covariate_clustering(X, scale=False, y=np.arange(24) % 2, nu=[1, 0.1, 0], sigma=0.1)
     assert not fit.path["converged"].any()
     assert any("fit_map" in m and "cap" in m for m in convergence_messages(caught))
 
@@ -191,7 +194,9 @@ def test_convex_clustering_baseline_cap_is_flagged(monkeypatch):
     X, _ = brief_frame()
     monkeypatch.setattr(sel, "_convex_runs", partial(sel._convex_runs, max_iter=1))
     with wall_clock_guard(), recorded() as caught:
-        fit = covariate_clustering(X, y=np.arange(24) % 2, method="convex_clustering", sigma=0.1)
+        fit = covariate_clustering(
+            X, scale=False, y=np.arange(24) % 2, method="convex_clustering", sigma=0.1
+        )
     assert any("max_iter=1" in m for m in convergence_messages(caught))
     assert not fit.path["converged"].all()
 
@@ -211,7 +216,9 @@ def test_kmeans_baseline_cap_is_flagged(monkeypatch):
     X = pd.DataFrame(rng.normal(size=(40, 8)), columns=[f"x{j}" for j in range(8)])
     X.iloc[:, 4:] += X.iloc[:, :4].to_numpy()
     with wall_clock_guard(), recorded() as caught:
-        fit = covariate_clustering(X, y=np.arange(40) % 2, method="kmeans", sigma=0.1, rng=0)
+        fit = covariate_clustering(
+            X, scale=False, y=np.arange(40) % 2, method="kmeans", sigma=0.1, rng=0
+        )
     assert any("k-means" in m for m in convergence_messages(caught))
     assert not fit.path["converged"].iloc[1:].any()  # k >= 2: one step, capped
     assert fit.path["converged"].iloc[0]  # k = 1 needs no iteration
@@ -234,7 +241,7 @@ def test_five_rows_and_a_1e12_column_are_fitted_not_linalgerror():
     X = pd.DataFrame(r.normal(size=(24, 3)), columns=list("abc"))
     X5 = X.iloc[:5].assign(big=r.normal(size=5) * 1e12)
     with wall_clock_guard(), recorded():
-        fit = covariate_clustering(X5, y=np.arange(5) % 2, sigma=0.1)
+        fit = covariate_clustering(X5, scale=False, y=np.arange(5) % 2, sigma=0.1)
     assert isinstance(fit, CovariateClusteringResult)
     assert len(fit.clusters) == 4
 
@@ -245,7 +252,7 @@ def test_the_issue_5_row_reproducer_returns():
     X5 = X.iloc[:5].assign(big=r.normal(size=5) * 1e12)
     with wall_clock_guard(), recorded():
         warnings.simplefilter("ignore", CalibrationWarning)
-        fit = covariate_clustering(X5, y=np.arange(5) % 2)
+        fit = covariate_clustering(X5, scale=False, y=np.arange(5) % 2)
     assert isinstance(fit, CovariateClusteringResult)
 
 
@@ -269,7 +276,7 @@ def test_1e300_column_is_refused_naming_it():
     X, r = brief_frame()
     X["big"] = r.normal(size=24) * 1e300
     with recorded(), pytest.raises(ValueError) as err:
-        covariate_clustering(X, y=np.arange(24) % 2, sigma=0.1)
+        covariate_clustering(X, scale=False, y=np.arange(24) % 2, sigma=0.1)
     msg = str(err.value)
     assert "'big'" in msg and "e+300" in msg
     assert "NaN" not in msg
@@ -281,7 +288,7 @@ def test_column_too_large_for_the_solver_is_refused_naming_it():
     X, r = brief_frame()
     X["big"] = r.normal(size=24) * 1e20
     with recorded(), pytest.raises(ValueError) as err:
-        covariate_clustering(X, y=np.arange(24) % 2, sigma=0.1)
+        covariate_clustering(X, scale=False, y=np.arange(24) % 2, sigma=0.1)
     msg = str(err.value)
     assert "'big'" in msg and "e+20" in msg and "9.4e+17" in msg
     assert "(df - df.mean()) / df.std()" in msg

@@ -15,7 +15,7 @@ from sparseclust.datasets import load_penguins, load_wine
 @pytest.fixture(scope="module")
 def wine_fit():
     wine = load_wine()
-    return dpmeans("~ . - class", data=wine, k=3)
+    return dpmeans("~ . - class", data=wine, k=3, scale=False)
 
 
 @pytest.fixture(scope="module")
@@ -134,7 +134,7 @@ def test_frozen_and_picklable(wine_fit):
 
 def test_keep_data_false():
     wine = load_wine()
-    fit = dpmeans("~ . - class", data=wine, k=3, keep_data=False)
+    fit = dpmeans("~ . - class", data=wine, k=3, scale=False, keep_data=False)
     s = fit.summary()
     assert "profiles" not in s.tables
     assert any("keep_data=False" in n for n in s.notes)

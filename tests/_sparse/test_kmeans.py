@@ -203,8 +203,8 @@ def test_max_iter_warns():
 
 def test_bad_inputs(sim):
     df = sim.data
-    with pytest.raises(ValueError, match="wbound is required"):
-        sparse_kmeans(df, 3)
+    # no wbound: sparcl's 0.5 sqrt(p), the wrapper's and sparse_hclust's default
+    assert sparse_kmeans(df, 3, rng=0).wbound == 0.5 * np.sqrt(df.shape[1])
     with pytest.raises(ValueError, match="k=61 is more than the 60 rows"):
         sparse_kmeans(df, 61, wbound=2)
     with pytest.raises(ValueError, match="k must be an integer >= 2"):
