@@ -579,7 +579,7 @@ def craft(
     sample_rows : int
         Rows of that sample.
     progress : bool, optional
-        tqdm progress bars over the restarts and the fits of the choice of K (shown
+        Show tqdm progress bars over the restarts and the fits of the choice of K (shown
         once a batch has run 2 s). Default: on in an interactive terminal or a
         notebook, off otherwise.
     rng : None, int or Generator
