@@ -263,7 +263,10 @@ def _sparse_hclust_args(p: argparse.ArgumentParser) -> None:
     _choice(g, "--dissimilarity", ["squared", "absolute"])
     g.add_argument("--k", type=int, default=None, help="cut the tree into k clusters (labels)")
     g.add_argument(
-        "--niter", type=int, default=50, help="iterations (default 50; sparcl's 15 often stops short)"
+        "--niter",
+        type=int,
+        default=50,
+        help="iterations (default 50; sparcl's 15 often stops short)",
     )
     g.add_argument(
         "--standardize-arrays", action="store_true", help="standardise each row (sparcl)"
