@@ -421,7 +421,10 @@ class SparclSquared:
     over the pairs (:meth:`corrections`) and runs it again with them: the second
     run's vectors differ from the first's by about 1e-8, so the corrections it uses
     are right to about 1e-16 (a vector that moved by more than 1e-6 gets its own exact
-    pass). Each call of :meth:`dw` / :meth:`utd` alone is exact (one pass each).
+    pass). Each call of :meth:`dw` / :meth:`utd` alone is exact (one pass each). A fit
+    that does not converge within ``niter`` (weights still oscillating: the result then
+    depends on rounding along the way) is replayed on the streamed pairs
+    (:class:`PairStream`), whose arithmetic is sparcl's.
     """
 
     def __init__(self, X: np.ndarray, *, block_size: int | None = None):
@@ -612,7 +615,13 @@ def get_uw(
         rec = _Recorded(op)
         first0 = None if first is None else (first[0], first[1])
         get_uw(rec, wbound, niter=niter, mode=mode, uorth=uorth, first=first0)
-        return get_uw(_Corrected(rec), wbound, niter=niter, mode=mode, uorth=uorth, first=first)
+        fit = get_uw(_Corrected(rec), wbound, niter=niter, mode=mode, uorth=uorth, first=first)
+        if fit.converged:
+            return fit
+        # Not converged in niter steps: the weights still oscillate and sparcl's result
+        # depends on its rounding along the way; replay its arithmetic on the stream.
+        stream = PairStream(op.X64, "squared", single=True, block_size=op.block_size)
+        return get_uw(stream, wbound, niter=niter, mode=mode, uorth=uorth)
     w = np.ones(op.p)
     it = 0
     converged = False
