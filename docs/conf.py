@@ -32,7 +32,6 @@ version = release
 extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
-    "sphinx.ext.mathjax",
     "numpydoc",
     "myst_parser",
     "sphinx_copybutton",
@@ -104,7 +103,8 @@ numpydoc_validation_exclude = {
 }
 
 # -- MyST (the guide pages and the gallery are Markdown) -----------------------------
-myst_enable_extensions = ["dollarmath", "colon_fence", "deflist"]
+# no dollarmath: "$" is R's accessor in the text, and maths would need MathJax from a CDN
+myst_enable_extensions = ["colon_fence", "deflist"]
 myst_heading_anchors = 3
 
 # -- Gallery: the vignettes, run in fast mode at build time ---------------------------
@@ -124,6 +124,7 @@ html_theme_options = {
     "footer_end": ["sphinx-version"],
 }
 html_show_sourcelink = False
+html_sidebars = {"gallery/*": []}  # the gallery index links every page; width for code
 html_context = {"default_mode": "light"}
 
 
