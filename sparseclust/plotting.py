@@ -111,7 +111,7 @@ def plot_clusters(
     >>> import matplotlib.pyplot as plt
     >>> from sparseclust import dpmeans
     >>> from sparseclust.simulate import sparse_sim
-    >>> fit = dpmeans(sparse_sim(rng=1).data, k=3)
+    >>> fit = dpmeans(sparse_sim(means=(0.0, 2.0, 4.0), rng=1).data, k=3)
     >>> ax = plot_clusters(fit)
     >>> ax.get_title()
     'DP-means: 3 clusters'
@@ -184,7 +184,7 @@ def plot_objective(result: Any, ax: Any = None, **kwargs: Any) -> Any:
     >>> import matplotlib.pyplot as plt
     >>> from sparseclust import dpmeans
     >>> from sparseclust.simulate import sparse_sim
-    >>> ax = plot_objective(dpmeans(sparse_sim(rng=1).data, k=3))
+    >>> ax = plot_objective(dpmeans(sparse_sim(means=(0.0, 2.0, 4.0), rng=1).data, k=3))
     >>> ax.get_xlabel(), ax.get_ylabel()
     ('iteration', 'objective')
     >>> plt.close(ax.figure)
@@ -226,7 +226,7 @@ def plot_calibration(result: Any, ax: Any = None, **kwargs: Any) -> Any:
     >>> import matplotlib.pyplot as plt
     >>> from sparseclust import dpmeans
     >>> from sparseclust.simulate import sparse_sim
-    >>> ax = plot_calibration(dpmeans(sparse_sim(rng=1).data, k=3))
+    >>> ax = plot_calibration(dpmeans(sparse_sim(means=(0.0, 2.0, 4.0), rng=1).data, k=3))
     >>> ax.get_xscale(), ax.get_ylabel()
     ('log', 'number of clusters')
     >>> plt.close(ax.figure)

@@ -49,7 +49,7 @@ class DPMeansResult(ClusterResult):
     --------
     >>> from sparseclust import dpmeans
     >>> from sparseclust.simulate import sparse_sim
-    >>> fit = dpmeans(sparse_sim(rng=1).data, k=3)
+    >>> fit = dpmeans(sparse_sim(means=(0.0, 2.0, 4.0), rng=1).data, k=3)
     >>> type(fit).__name__, fit.n_clusters, fit.centers.shape
     ('DPMeansResult', 3, (3, 100))
     """

@@ -177,7 +177,21 @@ class ClusterResult(Printed):
         return self.sizes.to_frame().T.to_html()
 
     def summary(self) -> Summary:
-        """Tables (clusters, parameters, profiles ...) and notes; print it or read ``.tables``."""
+        """Tables (clusters, parameters, profiles ...) and notes; print it or read ``.tables``.
+
+        Returns
+        -------
+        Summary
+            Prints like R's ``summary()``; ``.tables`` holds the DataFrames.
+
+        Examples
+        --------
+        >>> from sparseclust import dpmeans
+        >>> from sparseclust.simulate import sparse_sim
+        >>> fit = dpmeans(sparse_sim(means=(0.0, 2.0, 4.0), rng=1).data, k=3)
+        >>> fit.summary().tables["clusters"]["size"].tolist()
+        [20, 20, 20]
+        """
         tables = self._summary_tables()
         if self.table is not None and self._adds_profiles(tables):
             tables["profiles"] = self.profiles()
@@ -202,7 +216,21 @@ class ClusterResult(Printed):
         return ()
 
     def profiles(self) -> pd.DataFrame:
-        """Per-variable profile by cluster (mean/sd for numeric, level shares for categorical)."""
+        """Per-variable profile by cluster (mean/sd for numeric, level shares for categorical).
+
+        Returns
+        -------
+        DataFrame
+            Rows ``(variable, statistic)``, one column per cluster and ``overall``.
+
+        Examples
+        --------
+        >>> from sparseclust import dpmeans
+        >>> from sparseclust.simulate import sparse_sim
+        >>> fit = dpmeans(sparse_sim(means=(0.0, 2.0, 4.0), rng=1).data, k=3)
+        >>> fit.profiles().loc["f1"].index.tolist()
+        ['mean', 'sd']
+        """
         if self.table is None:
             raise ValueError(
                 f"{self._no_data()} Profiles need the data: refit in memory with keep_data=True."
@@ -210,7 +238,21 @@ class ClusterResult(Printed):
         return cluster_profiles(self.table, self.labels)
 
     def to_frame(self) -> pd.DataFrame:
-        """The input index with a ``cluster`` column (``<NA>`` on dropped rows)."""
+        """The input index with a ``cluster`` column (``<NA>`` on dropped rows).
+
+        Returns
+        -------
+        DataFrame
+            One ``Int64`` column, ``cluster``, on the input's row index.
+
+        Examples
+        --------
+        >>> from sparseclust import dpmeans
+        >>> from sparseclust.simulate import sparse_sim
+        >>> fit = dpmeans(sparse_sim(means=(0.0, 2.0, 4.0), rng=1).data, k=3)
+        >>> fit.to_frame().shape
+        (60, 1)
+        """
         return self.labels.rename("cluster").to_frame()
 
     # ------------------------------------------------------------ broom-style tables

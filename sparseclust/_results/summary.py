@@ -39,7 +39,7 @@ class Summary:
     --------
     >>> from sparseclust import dpmeans
     >>> from sparseclust.simulate import sparse_sim
-    >>> summary = dpmeans(sparse_sim(rng=1).data, k=3).summary()
+    >>> summary = dpmeans(sparse_sim(means=(0.0, 2.0, 4.0), rng=1).data, k=3).summary()
     >>> type(summary).__name__, "clusters" in summary.tables
     ('Summary', True)
     """
