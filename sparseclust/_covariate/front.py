@@ -154,7 +154,27 @@ class CovariateClusteringResult(Printed):
         return eta, t.index
 
     def predict_proba(self, newdata: Any) -> pd.DataFrame:
-        """Class probabilities (rows of ``newdata`` x classes)."""
+        """Class probabilities (rows of ``newdata`` x classes).
+
+        Parameters
+        ----------
+        newdata : DataFrame or array
+            Rows with the fitted covariates.
+
+        Returns
+        -------
+        DataFrame
+            One column per class; each row sums to 1.
+
+        Examples
+        --------
+        >>> from sparseclust import covariate_clustering
+        >>> from sparseclust.simulate import covariate_sim
+        >>> sim = covariate_sim(40, m=4, rng=0)
+        >>> fit = covariate_clustering(sim.data, y=sim.labels, similarity=sim.sigma, sigma=0.1)
+        >>> fit.predict_proba(sim.data.head(2)).sum(axis=1).round(6).tolist()
+        [1.0, 1.0]
+        """
         eta, index = self._scores(newdata)
         eta = eta - eta.max(axis=1, keepdims=True)
         p = np.exp(eta)
@@ -162,7 +182,27 @@ class CovariateClusteringResult(Printed):
         return pd.DataFrame(p, index=index, columns=self.classes)
 
     def predict(self, newdata: Any) -> pd.Series:
-        """Most probable class of each row of ``newdata``."""
+        """Most probable class of each row of ``newdata``.
+
+        Parameters
+        ----------
+        newdata : DataFrame or array
+            Rows with the fitted covariates.
+
+        Returns
+        -------
+        Series
+            The predicted class of each row, on ``newdata``'s index.
+
+        Examples
+        --------
+        >>> from sparseclust import covariate_clustering
+        >>> from sparseclust.simulate import covariate_sim
+        >>> sim = covariate_sim(40, m=4, rng=0)
+        >>> fit = covariate_clustering(sim.data, y=sim.labels, similarity=sim.sigma, sigma=0.1)
+        >>> len(fit.predict(sim.data))
+        40
+        """
         eta, index = self._scores(newdata)
         return pd.Series(self.classes[eta.argmax(axis=1)], index=index, name="class")
 

@@ -308,6 +308,29 @@ class CraftResult(ClusterResult):
         (as for the rows a fit drops), never a cluster picked by a tie. A categorical
         level the fit did not see is an error naming it (``unseen="raise"``) or gives
         its row the label ``<NA>`` with a ``DataWarning`` (``unseen="na"``).
+
+        Parameters
+        ----------
+        newdata : DataFrame
+            Rows with the fitted variables (same names, kinds and levels).
+        missing : {"native", "drop", "raise"}, default "native"
+            Missing cells, as above.
+        unseen : {"raise", "na"}, default "raise"
+            A categorical level the fit did not see, as above.
+
+        Returns
+        -------
+        Series
+            ``Int64`` cluster labels on ``newdata``'s index.
+
+        Examples
+        --------
+        >>> from sparseclust import craft
+        >>> from sparseclust.simulate import craft_fig2a
+        >>> sim = craft_fig2a(n_per_cluster=30, rng=0)
+        >>> fit = craft(sim.data, m=1 / 3, k=3, rng=0)
+        >>> bool((fit.predict(sim.data.head(10)) == fit.labels.head(10)).all())
+        True
         """
         check_choice("missing", missing, ["native", "drop", "raise"])
         t = transform_like(self.variables, newdata, missing=missing, unseen=unseen)

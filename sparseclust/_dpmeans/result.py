@@ -144,6 +144,29 @@ class DPMeansResult(ClusterResult):
         with ``missing="drop"`` rows with missing values get ``<NA>``. A categorical
         level the fit did not see is an error naming it (``unseen="raise"``) or gives
         its row the label ``<NA>`` with a ``DataWarning`` (``unseen="na"``).
+
+        Parameters
+        ----------
+        newdata : DataFrame
+            Rows with the fitted variables.
+        missing : {"raise", "drop"}, default "raise"
+            Rows with missing values: an error naming them, or label ``<NA>``.
+        unseen : {"raise", "na"}, default "raise"
+            A categorical level the fit did not see, as above.
+
+        Returns
+        -------
+        Series
+            ``Int64`` cluster labels on ``newdata``'s index.
+
+        Examples
+        --------
+        >>> from sparseclust import dpmeans
+        >>> from sparseclust.simulate import sparse_sim
+        >>> sim = sparse_sim(means=(0.0, 2.0, 4.0), rng=1)
+        >>> fit = dpmeans(sim.data, k=3)
+        >>> bool((fit.predict(sim.data) == fit.labels).all())
+        True
         """
         check_choice("missing", missing, ["raise", "drop"])
         t = transform_like(self.variables, newdata, missing=missing, unseen=unseen)

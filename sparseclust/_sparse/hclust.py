@@ -238,6 +238,26 @@ class SparseHClustResult(ClusterResult):
         ``cutree`` minus 1), on the input index (``<NA>`` on dropped rows).
         ``height`` needs non-decreasing merge heights (not so for centroid trees
         with inversions), as in R.
+
+        Parameters
+        ----------
+        k : int, optional
+            Number of clusters.
+        height : float, optional
+            Cut height (instead of ``k``).
+
+        Returns
+        -------
+        Series
+            ``Int64`` labels on the input index.
+
+        Examples
+        --------
+        >>> from sparseclust import sparse_hclust
+        >>> from sparseclust.simulate import sparse_sim
+        >>> fit = sparse_hclust(sparse_sim(rng=1).data, wbound=5)
+        >>> fit.cut(4).nunique()
+        4
         """
         n = len(self.order)
         if (k is None) == (height is None):

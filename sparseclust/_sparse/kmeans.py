@@ -199,6 +199,27 @@ class SparseKMeansResult(ClusterResult):
         (``missing="native"``), or drop the row (``"drop"``, label ``<NA>``) or raise
         (naming the rows). A row with no observed value on the selected (non-zero
         weight) features cannot be placed: its label is ``<NA>``.
+
+        Parameters
+        ----------
+        newdata : DataFrame
+            Rows with the fitted columns.
+        missing : {"native", "drop", "raise"}, default "native"
+            Missing cells, as above.
+
+        Returns
+        -------
+        Series
+            ``Int64`` cluster labels on ``newdata``'s index.
+
+        Examples
+        --------
+        >>> from sparseclust import sparse_kmeans
+        >>> from sparseclust.simulate import sparse_sim
+        >>> sim = sparse_sim(rng=1)
+        >>> fit = sparse_kmeans(sim.data, 3, wbound=5, rng=0)
+        >>> fit.predict(sim.data.head(3)).dtype
+        Int64Dtype()
         """
         t, d, unplaced = self.weighted_sqdist(newdata, missing=missing)
         return labels_series(t, d.argmin(axis=1), unplaced=unplaced)
