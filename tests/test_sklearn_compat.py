@@ -11,7 +11,6 @@ pytest.importorskip("sklearn")
 from sklearn.base import clone  # noqa: E402
 from sklearn.pipeline import make_pipeline  # noqa: E402
 from sklearn.preprocessing import StandardScaler  # noqa: E402
-from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
 
 import sparseclust as sc  # noqa: E402
 from sparseclust.simulate import covariate_sim, sparse_sim  # noqa: E402
@@ -22,32 +21,7 @@ from sparseclust.sklearn import (  # noqa: E402
     SparseKMeans,
 )
 
-_K1 = (
-    "the check sets n_clusters=1; sparse_kmeans needs k >= 2 (with one cluster every "
-    "between-cluster sum of squares is 0 and the weights are undefined)"
-)
-
-
-def _expected_failed(estimator):
-    if isinstance(estimator, SparseKMeans):
-        return {
-            "check_dont_overwrite_parameters": _K1,
-            "check_methods_subset_invariance": _K1,
-            "check_fit2d_1feature": _K1,
-            "check_fit2d_predict1d": _K1,
-        }
-    return {}
-
-
-# CRAFT: n_clusters given (the gap statistic is too slow for the checks) and enough
-# restarts that every check's small random data reaches 2 clusters (else a
-# CalibrationWarning, an error here).
-@parametrize_with_checks(
-    [SparseKMeans(), SparseHierarchical(), CRAFT(n_clusters=2, n_init=5, random_state=0)],
-    expected_failed_checks=_expected_failed,
-)
-def test_sklearn_checks(estimator, check):
-    check(estimator)
+# scikit-learn's check_estimator on every wrapper: tests/test_sklearn_checks.py
 
 
 @pytest.fixture(scope="module")

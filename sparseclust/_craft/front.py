@@ -695,21 +695,9 @@ def craft(
         sample_rows=k_sample_rows,
     )
     sample = _sample(dask_prep, pen, calibrate, sample_rows, seeds[0])
+    inputs = (prep, sample, pen, settings, consts, how, seeds, seeded, n_jobs, ff_lam, k_seed)
     with progress_bars(progress):
-        runs, method, k_wanted, k_selection = _fit_restarts(
-            prep,
-            sample,
-            pen,
-            settings,
-            consts,
-            how,
-            seeds,
-            seeded,
-            n_jobs,
-            ff_lam,
-            k_seed,
-            calibrate,
-        )
+        runs, method, k_wanted, k_selection = _fit_restarts(*inputs, calibrate)
     return conclude(
         runs,
         prep,

@@ -121,6 +121,10 @@ def _new_key() -> str:
     return f"sparseclust-{uuid.uuid4().hex}"
 
 
+class _Stopped(Exception):
+    """Raised in the fits of an interrupted :meth:`FutureBlocks.run_together`."""
+
+
 class _Request:
     """Operations ``[(j, op, args), ...]`` of one thread, waiting for the next batch."""
 
@@ -181,6 +185,7 @@ class FutureBlocks:
         }
         self._cond = threading.Condition()
         self._active = 0  # threads of run_together still running
+        self._stopping = False  # run_together interrupted: its fits stop at their next pass
         self._pending: list[_Request] = []
         self._drops: dict[int, list[str]] = {}  # block -> state keys to drop
         self._local = threading.local()
@@ -199,10 +204,14 @@ class FutureBlocks:
         req = _Request(ops)
         with self._cond:
             if getattr(self._local, "batched", False):
+                if self._stopping:
+                    raise _Stopped
                 self._pending.append(req)
                 self._maybe_flush()
-                while not req.done:
+                while not req.done and not self._stopping:
                     self._cond.wait()
+                if not req.done:
+                    raise _Stopped
             else:
                 self._send([req])
         if req.error is not None:
@@ -279,7 +288,19 @@ class FutureBlocks:
 
         with ThreadPoolExecutor(max_workers=len(tasks)) as pool:
             futures = [pool.submit(run, t) for t in tasks]
-            return [f.result() for f in futures]
+            try:
+                return [f.result() for f in futures]
+            except BaseException:  # Ctrl-C (or a fit's error): the other fits stop too
+                with self._cond:
+                    self._stopping = True
+                    self._pending = []
+                    self._cond.notify_all()
+                for f in futures:
+                    f.cancel()
+                raise
+            finally:
+                pool.shutdown(wait=True)
+                self._stopping = False
 
     # ------------------------------------------------------------ operations
     def map(self, kernel, states, *args):
