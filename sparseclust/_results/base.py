@@ -92,14 +92,32 @@ class ClusterResult(Printed):
     # ----------------------------------------------------------------- derived
     @cached_property
     def n_clusters(self) -> int:
-        """Number of non-empty clusters."""
+        """Number of non-empty clusters.
+
+        Examples
+        --------
+        >>> from sparseclust import dpmeans
+        >>> from sparseclust.simulate import sparse_sim
+        >>> fit = dpmeans(sparse_sim(means=(0.0, 2.0, 4.0), rng=1).data, k=3)
+        >>> fit.n_clusters
+        3
+        """
         if self.lazy_counts is not None:
             return int((self.lazy_counts[0] > 0).sum())
         return int(self.labels.dropna().nunique())
 
     @cached_property
     def sizes(self) -> pd.Series:
-        """Cluster sizes, indexed by cluster label."""
+        """Cluster sizes, indexed by cluster label.
+
+        Examples
+        --------
+        >>> from sparseclust import dpmeans
+        >>> from sparseclust.simulate import sparse_sim
+        >>> fit = dpmeans(sparse_sim(means=(0.0, 2.0, 4.0), rng=1).data, k=3)
+        >>> fit.sizes.tolist()
+        [20, 20, 20]
+        """
         if self.lazy_counts is not None:
             return self.lazy_counts[0]
         s = self.labels.dropna().astype(int).value_counts().sort_index()
@@ -108,14 +126,35 @@ class ClusterResult(Printed):
 
     @property
     def n_obs(self) -> int:
-        """Rows used in the fit."""
+        """Rows used in the fit.
+
+        Examples
+        --------
+        >>> from sparseclust import dpmeans
+        >>> from sparseclust.simulate import sparse_sim
+        >>> fit = dpmeans(sparse_sim(means=(0.0, 2.0, 4.0), rng=1).data, k=3)
+        >>> fit.n_obs, fit.n_dropped
+        (60, 0)
+        """
         if self.lazy_counts is not None:
             return int(self.lazy_counts[0].sum())
         return int(self.labels.notna().sum())
 
     @property
     def n_dropped(self) -> int:
-        """Rows dropped for missing values."""
+        """Rows dropped for missing values.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sparseclust import dpmeans
+        >>> from sparseclust.simulate import sparse_sim
+        >>> data = sparse_sim(means=(0.0, 2.0, 4.0), rng=1).data
+        >>> data.iloc[0, 0] = np.nan
+        >>> fit = dpmeans(data, k=3, missing="drop")
+        >>> fit.n_dropped, fit.n_obs
+        (1, 59)
+        """
         if self.lazy_counts is not None:
             return self.lazy_counts[1]
         return int(self.labels.isna().sum())
@@ -177,7 +216,7 @@ class ClusterResult(Printed):
         return self.sizes.to_frame().T.to_html()
 
     def summary(self) -> Summary:
-        """Tables (clusters, parameters, profiles ...) and notes; print it or read ``.tables``.
+        """The tables (clusters, parameters, profiles ...) and notes; print it or read ``.tables``.
 
         Returns
         -------
@@ -259,20 +298,71 @@ class ClusterResult(Printed):
     def tidy(self) -> pd.DataFrame:
         """One row per (cluster, variable), as R's ``broom::tidy``: ``selected``,
         ``relevance`` (a sparse fit's weight), and the profile (``mean``/``sd``, or the
-        most frequent ``level`` and its ``share``). See :func:`~._results.tidy.tidy_frame`."""
+        most frequent ``level`` and its ``share``). See :func:`~._results.tidy.tidy_frame`.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per cluster and variable.
+
+        Examples
+        --------
+        >>> from sparseclust import dpmeans
+        >>> from sparseclust.simulate import sparse_sim
+        >>> fit = dpmeans(sparse_sim(means=(0.0, 2.0, 4.0), rng=1).data, k=3)
+        >>> tidy = fit.tidy()
+        >>> list(tidy.columns[:3]), len(tidy)
+        (['cluster', 'variable', 'kind'], 300)
+        """
         return tidy_frame(self)
 
     def glance(self) -> pd.DataFrame:
         """One row for the fit, as R's ``broom::glance``: method, ``n_obs``,
         ``n_dropped``, ``n_variables``, ``n_clusters``, ``k``, ``lambda``, ``wbound``,
         ``objective``, ``n_iter``, ``converged``, ``criterion`` (NaN where a method has
-        no such quantity)."""
+        no such quantity).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row.
+
+        Examples
+        --------
+        >>> from sparseclust import dpmeans
+        >>> from sparseclust.simulate import sparse_sim
+        >>> fit = dpmeans(sparse_sim(means=(0.0, 2.0, 4.0), rng=1).data, k=3)
+        >>> row = fit.glance()
+        >>> row[["n_obs", "n_clusters", "k"]].iloc[0].tolist()
+        [60, 3, 3]
+        """
         return glance_row(self)
 
     def augment(self, data: pd.DataFrame) -> pd.DataFrame:
         """``data`` (the rows the fit was given) with a ``.cluster`` column, as R's
         ``broom::augment``; ``<NA>`` on rows dropped for missing values. ``data`` is
-        not modified."""
+        not modified.
+
+        Parameters
+        ----------
+        data : pandas.DataFrame
+            The rows the fit was given (same index).
+
+        Returns
+        -------
+        pandas.DataFrame
+            A copy of ``data`` with the ``.cluster`` column.
+
+        Examples
+        --------
+        >>> from sparseclust import dpmeans
+        >>> from sparseclust.simulate import sparse_sim
+        >>> data = sparse_sim(means=(0.0, 2.0, 4.0), rng=1).data
+        >>> fit = dpmeans(data, k=3)
+        >>> out = fit.augment(data)
+        >>> out.shape, out[".cluster"].nunique()
+        ((60, 101), 3)
+        """
         return augment_frame(self.labels, data)
 
 
