@@ -118,18 +118,45 @@ class SparseKMeansResult(ClusterResult):
 
     @cached_property
     def n_nonzero(self) -> int:
-        """Number of non-zero weights."""
+        """Number of non-zero weights.
+
+        Examples
+        --------
+        >>> from sparseclust import sparse_kmeans
+        >>> from sparseclust.simulate import sparse_sim
+        >>> fit = sparse_kmeans(sparse_sim(rng=1).data, 3, wbound=5, rng=0)
+        >>> fit.n_nonzero <= fit.weights.size
+        True
+        """
         return int((self.weights != 0).sum())
 
     @cached_property
     def selected(self) -> pd.Series:
-        """The non-zero weights, largest first."""
+        """The non-zero weights, largest first.
+
+        Examples
+        --------
+        >>> from sparseclust import sparse_kmeans
+        >>> from sparseclust.simulate import sparse_sim
+        >>> fit = sparse_kmeans(sparse_sim(rng=1).data, 3, wbound=5, rng=0)
+        >>> fit.selected.index[:3].tolist()
+        ['f15', 'f14', 'f11']
+        """
         w = self.weights[self.weights != 0]
         return w.sort_values(ascending=False)
 
     @cached_property
     def weighted_centers(self) -> pd.DataFrame:
-        """Centres in the weighted space, ``mean * sqrt(w)`` (the space ``predict`` uses)."""
+        """Centres in the weighted space, ``mean * sqrt(w)`` (the space ``predict`` uses).
+
+        Examples
+        --------
+        >>> from sparseclust import sparse_kmeans
+        >>> from sparseclust.simulate import sparse_sim
+        >>> fit = sparse_kmeans(sparse_sim(rng=1).data, 3, wbound=5, rng=0)
+        >>> fit.weighted_centers.shape
+        (3, 100)
+        """
         return self.centers * np.sqrt(self.weights.to_numpy())
 
     def _headline(self) -> str:
@@ -187,7 +214,21 @@ class SparseKMeansResult(ClusterResult):
         return notes
 
     def profiles(self) -> pd.DataFrame:
-        """Mean and sd of each selected feature by cluster (largest weights first)."""
+        """Mean and sd of each selected feature by cluster (largest weights first).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per selected feature and statistic, one column per cluster.
+
+        Examples
+        --------
+        >>> from sparseclust import sparse_kmeans
+        >>> from sparseclust.simulate import sparse_sim
+        >>> fit = sparse_kmeans(sparse_sim(rng=1).data, 3, wbound=5, rng=0)
+        >>> fit.profiles().shape
+        (88, 4)
+        """
         prof = super().profiles()
         keep = [v for v in self.selected.index if v in prof.index.get_level_values(0)]
         return prof.loc[keep]
@@ -228,7 +269,34 @@ class SparseKMeansResult(ClusterResult):
         """``(table, d, unplaced)``: the typed new data, the weighted squared distance
         ``sum_j w_j (x_j - c_kj)^2`` of each kept row to each centre (partial distances
         over the observed cells, on the scale clustered on) and the rows with nothing
-        observed on the selected features (their distances are not meaningful)."""
+        observed on the selected features (their distances are not meaningful).
+
+        Parameters
+        ----------
+        newdata : DataFrame or array-like
+            New rows with the fitted columns.
+        missing : {"native", "drop", "raise"}, default "native"
+            How rows with missing values are handled, as in :meth:`predict`.
+
+        Returns
+        -------
+        table : ColumnTable
+            The typed new data.
+        d : numpy.ndarray
+            Weighted squared distances, one row per kept row and one column per centre.
+        unplaced : numpy.ndarray
+            Boolean, one per kept row: nothing observed on the selected features.
+
+        Examples
+        --------
+        >>> from sparseclust import sparse_kmeans
+        >>> from sparseclust.simulate import sparse_sim
+        >>> sim = sparse_sim(rng=1)
+        >>> fit = sparse_kmeans(sim.data, 3, wbound=5, rng=0)
+        >>> table, d, unplaced = fit.weighted_sqdist(sim.data.head(4))
+        >>> d.shape, int(unplaced.sum())
+        ((4, 3), 0)
+        """
         check_choice("missing", missing, ["raise", "drop", "native"])
         t = transform_like(self.variables, newdata, missing=missing)
         X = _standardise(t.numeric, self.center_, self.scale_)
@@ -241,17 +309,89 @@ class SparseKMeansResult(ClusterResult):
         return t, d, unplaced
 
     def plot(self, ax: Any = None, **kwargs: Any) -> Any:
-        """Weights against feature index (sparcl's plot)."""
+        """Plot the weights against feature index (sparcl's plot).
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Where to draw; by default a new figure.
+        **kwargs
+            Passed to :func:`~sparseclust.plotting.plot_weights`.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on.
+
+        Examples
+        --------
+        >>> from sparseclust import sparse_kmeans
+        >>> from sparseclust.simulate import sparse_sim
+        >>> fit = sparse_kmeans(sparse_sim(rng=1).data, 3, wbound=5, rng=0)
+        >>> import matplotlib.pyplot as plt
+        >>> ax = fit.plot()
+        >>> ax.get_xlabel()
+        'feature index'
+        >>> plt.close(ax.figure)
+        """
         return self.plot_weights(ax=ax, **kwargs)
 
     def plot_weights(self, ax: Any = None, **kwargs: Any) -> Any:
-        """Weights against feature index, selected features labelled."""
+        """Plot the weights against feature index, selected features labelled.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Where to draw; by default a new figure.
+        **kwargs
+            Passed to :func:`~sparseclust.plotting.plot_weights`.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on.
+
+        Examples
+        --------
+        >>> from sparseclust import sparse_kmeans
+        >>> from sparseclust.simulate import sparse_sim
+        >>> fit = sparse_kmeans(sparse_sim(rng=1).data, 3, wbound=5, rng=0)
+        >>> import matplotlib.pyplot as plt
+        >>> ax = fit.plot_weights()
+        >>> ax.get_xlabel(), ax.get_ylabel()
+        ('feature index', 'weight')
+        >>> plt.close(ax.figure)
+        """
         from .. import plotting
 
         return plotting.plot_weights(self, ax=ax, **kwargs)
 
     def plot_clusters(self, ax: Any = None, **kwargs: Any) -> Any:
-        """The rows on the two selected features with the largest weights, coloured by cluster."""
+        """The rows on the two selected features with the largest weights, coloured by cluster.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Where to draw; by default a new figure.
+        **kwargs
+            Passed to :func:`~sparseclust.plotting.plot_feature_pair`.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on.
+
+        Examples
+        --------
+        >>> from sparseclust import sparse_kmeans
+        >>> from sparseclust.simulate import sparse_sim
+        >>> fit = sparse_kmeans(sparse_sim(rng=1).data, 3, wbound=5, rng=0)
+        >>> import matplotlib.pyplot as plt
+        >>> ax = fit.plot_clusters()
+        >>> ax.get_xlabel() in fit.selected.index
+        True
+        >>> plt.close(ax.figure)
+        """
         from .. import plotting
 
         return plotting.plot_feature_pair(self, ax=ax, **kwargs)
@@ -293,7 +433,16 @@ class SparseKMeansPath:
 
     @property
     def weights(self) -> pd.DataFrame:
-        """Weights per bound (rows: bounds, columns: features)."""
+        """Weights per bound (rows: bounds, columns: features).
+
+        Examples
+        --------
+        >>> from sparseclust import sparse_kmeans_path
+        >>> from sparseclust.simulate import sparse_sim
+        >>> path = sparse_kmeans_path(sparse_sim(rng=1).data, 3, wbounds=[2, 5], rng=0)
+        >>> path.weights.shape
+        (2, 100)
+        """
         return pd.DataFrame(
             [f.weights for f in self.fits], index=pd.Index(self.table["wbound"], name="wbound")
         )
@@ -320,13 +469,49 @@ class SparseKMeansPath:
         return f"<div><b>{self._lines()[0]}</b><br>{self.table.to_html()}</div>"
 
     def summary(self) -> Any:
-        """The path table."""
+        """The path table.
+
+        Returns
+        -------
+        Summary
+            Prints the path table; ``.tables["path"]`` holds it.
+
+        Examples
+        --------
+        >>> from sparseclust import sparse_kmeans_path
+        >>> from sparseclust.simulate import sparse_sim
+        >>> path = sparse_kmeans_path(sparse_sim(rng=1).data, 3, wbounds=[2, 5], rng=0)
+        >>> path.summary().tables["path"]["wbound"].tolist()
+        [2.0, 5.0]
+        """
         from .._results.summary import Summary
 
         return Summary(title="Sparse k-means path", call=self.call, tables={"path": self.table})
 
     def plot(self, **kwargs: Any) -> Any:
-        """Weights against feature index, one panel per bound (sparcl's plot)."""
+        """Plot the weights against feature index, one panel per bound (sparcl's plot).
+
+        Parameters
+        ----------
+        **kwargs
+            Passed to :func:`~sparseclust.plotting.plot_weights_path`.
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+            The figure, one panel per bound.
+
+        Examples
+        --------
+        >>> from sparseclust import sparse_kmeans_path
+        >>> from sparseclust.simulate import sparse_sim
+        >>> path = sparse_kmeans_path(sparse_sim(rng=1).data, 3, wbounds=[2, 5], rng=0)
+        >>> import matplotlib.pyplot as plt
+        >>> fig = path.plot()
+        >>> len(fig.axes)
+        2
+        >>> plt.close(fig)
+        """
         from .. import plotting
 
         return plotting.plot_weights_path(self, **kwargs)
