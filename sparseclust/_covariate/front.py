@@ -24,6 +24,7 @@ from .._data.params import (
     Flag,
     Int,
     Number,
+    Numbers,
     Progress,
     Seed,
     Workers,
@@ -360,6 +361,8 @@ class CovariateClusteringResult(Printed):
     numeric=Columns(),
     n_jobs=Workers(),
     progress=Progress(),
+    nu=Numbers(min=0, none=True, example="[1.0, 0.1, 0.01]"),
+    gammas=Numbers(min=0, none=True, example="np.logspace(-2, 2, 20)"),
     rng=Seed(),
 )
 def covariate_clustering(

@@ -527,9 +527,9 @@ def craft(
     shuffle : bool
         Visit points in a fresh random order each pass (default: data order).
     k_max : int
-        Largest K considered when K is chosen automatically (at most half the rows K
-        is chosen on, and at least 2: a cluster needs two rows on average to have a
-        spread).
+        Largest K considered when K is chosen automatically (at most ``sqrt(n / 2)``
+        of the ``n`` rows K is chosen on, and at least 2: Mardia's rule of thumb;
+        a cluster of a few rows has little spread to select features by).
     k_method : {"stability", "gap"}
         How K is chosen with neither ``k`` nor ``lam`` (see Notes). ``"stability"``
         (default): a gap test of K = 1 against K = 2, then the K = 2..k_max whose

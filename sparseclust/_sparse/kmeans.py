@@ -569,7 +569,14 @@ def _check_wbound(wbound: Any, p: int, name: str = "wbound") -> float:
 
 def _check_k(k: Any, n: int, centers: Any, p: int) -> tuple[int, np.ndarray | None]:
     if centers is not None:
-        c = np.asarray(centers.to_numpy() if hasattr(centers, "to_numpy") else centers, float)
+        try:
+            c = np.asarray(centers.to_numpy() if hasattr(centers, "to_numpy") else centers, float)
+        except (TypeError, ValueError) as err:
+            raise TypeError(
+                f"centers must be a (k, {p}) array of numbers, one row per starting centre; "
+                f"got centers={centers!r:.80} ({err}). Use e.g. centers=X[:k] or leave "
+                "centers=None for random starts."
+            ) from None
         if c.ndim != 2 or c.shape[1] != p:
             raise ValueError(
                 f"centers must be a (k, {p}) array, one row per cluster and one column per "

@@ -416,9 +416,9 @@ def test_permute_rules_and_nulls(perm_data):
 
 
 def test_permute_bad_inputs(perm_data):
-    with pytest.raises(ValueError, match="at least 2 bounds"):
+    with pytest.raises(ValueError, match="wbounds must hold at least 2 numbers"):
         hclust_sparse_permute(perm_data, wbounds=[2.0])
-    with pytest.raises(ValueError, match="wbounds must all be finite and > 1"):
+    with pytest.raises(ValueError, match=r"wbounds\[0\] must be a finite number > 1"):
         hclust_sparse_permute(perm_data, wbounds=[0.9, 2.0])
     with pytest.raises(ValueError, match="null must be one of"):
         hclust_sparse_permute(perm_data, null="rows")

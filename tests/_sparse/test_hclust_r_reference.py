@@ -316,7 +316,7 @@ class TestErrorsP4:
     def test_permute_wbounds_le_1(self):
         x, _, runs, _ = load_case("errors_p4")
         assert runs["err_hcperm_wbound_le1"]["error"] == "Cannot have wbounds <= 1"
-        with pytest.raises(ValueError, match=r"wbounds must all be finite and > 1"):
+        with pytest.raises(ValueError, match=r"wbounds\[0\] must be a finite number > 1"):
             hclust_sparse_permute(x, wbounds=[1, 1.5], nperms=2)
 
     def test_default_call_works_where_sparcl_fails(self):

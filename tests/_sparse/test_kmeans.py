@@ -311,7 +311,8 @@ def test_permute_fits_are_independent_of_the_bound_order(sim):
     assert a.best_wbound == b.best_wbound
 
 
-def test_permute_progress_bar(sim, capsys):
+def test_permute_progress_bar(sim, capsys, monkeypatch):
+    monkeypatch.setattr("sparseclust._engine.parallel.BAR_DELAY", 0.0)  # else after 2 s
     perm = kmeans_sparse_permute(sim.data, 3, wbounds=[1.5, 3], nperms=3, progress=True, rng=0)
     assert "permutations" in capsys.readouterr().err
     assert perm.permtots.shape == (2, 3)

@@ -231,7 +231,7 @@ def test_errors_p4_same_conditions_our_messages():
     x, runs, _ = load("errors_p4")
     for rid in ("err_km_wbound_le1", "err_km_noK", "err_km_K_centers_mismatch"):
         assert "error" in runs[rid]["output"]
-    with pytest.raises(ValueError, match="wbounds must all be finite and > 1"):
+    with pytest.raises(ValueError, match=r"wbounds\[0\] must be a finite number > 1"):
         sparse_kmeans_path(x, 3, wbounds=[1, 2])
     with pytest.raises(ValueError, match="wbound must be a finite number > 1"):
         sparse_kmeans(x, 3, wbound=1)
@@ -239,7 +239,7 @@ def test_errors_p4_same_conditions_our_messages():
         sparse_kmeans(x, wbound=1.5)
     with pytest.raises(ValueError, match="k=2 but centers has 3 rows"):
         sparse_kmeans(x, 2, wbound=1.5, centers=x[[0, 20, 40]])
-    with pytest.raises(ValueError, match="at least 2 bounds"):
+    with pytest.raises(ValueError, match="wbounds must hold at least 2 numbers"):
         kmeans_sparse_permute(x, 3, wbounds=1.5, nperms=2)
     with pytest.raises(ValueError, match=r"centers must be a \(k, 4\) array"):
         sparse_kmeans(x, wbound=1.5, centers=x[[0, 20, 40], :3])
