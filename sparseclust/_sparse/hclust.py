@@ -222,12 +222,30 @@ class SparseHClustResult(ClusterResult):
     # ----------------------------------------------------------------- derived
     @cached_property
     def n_nonzero(self) -> int:
-        """Number of non-zero weights."""
+        """Number of non-zero weights.
+
+        Examples
+        --------
+        >>> from sparseclust import sparse_hclust
+        >>> from sparseclust.simulate import sparse_sim
+        >>> fit = sparse_hclust(sparse_sim(rng=1).data, wbound=5, k=3)
+        >>> fit.n_nonzero == len(fit.selected)
+        True
+        """
         return int((self.weights != 0).sum())
 
     @property
     def selected(self) -> list[str]:
-        """Names of the features with non-zero weight, largest weight first."""
+        """Names of the features with non-zero weight, largest weight first.
+
+        Examples
+        --------
+        >>> from sparseclust import sparse_hclust
+        >>> from sparseclust.simulate import sparse_sim
+        >>> fit = sparse_hclust(sparse_sim(rng=1).data, wbound=5, k=3)
+        >>> fit.selected[:3]
+        ['f3', 'f48', 'f34']
+        """
         w = self.weights[self.weights != 0]
         return list(w.sort_values(ascending=False, kind="stable").index)
 
@@ -278,14 +296,38 @@ class SparseHClustResult(ClusterResult):
         return out.rename("cluster")
 
     def u_matrix(self) -> pd.DataFrame:
-        """``u`` as the symmetric ``n x n`` matrix with zero diagonal (sparcl's ``$u``)."""
+        """``u`` as the symmetric ``n x n`` matrix with zero diagonal (sparcl's ``$u``).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Indexed and labelled by the row names.
+
+        Examples
+        --------
+        >>> from sparseclust import sparse_hclust
+        >>> from sparseclust.simulate import sparse_sim
+        >>> fit = sparse_hclust(sparse_sim(rng=1).data, wbound=5, k=3)
+        >>> u = fit.u_matrix()
+        >>> u.shape, float(u.iloc[0, 0])
+        ((60, 60), 0.0)
+        """
         from scipy.spatial.distance import squareform
 
         return pd.DataFrame(squareform(self.u), index=self.obs_names, columns=self.obs_names)
 
     @property
     def leaf_names(self) -> list:
-        """Row labels of the leaves, left to right."""
+        """Row labels of the leaves, left to right.
+
+        Examples
+        --------
+        >>> from sparseclust import sparse_hclust
+        >>> from sparseclust.simulate import sparse_sim
+        >>> fit = sparse_hclust(sparse_sim(rng=1).data, wbound=5, k=3)
+        >>> len(fit.leaf_names), sorted(fit.leaf_names) == sorted(fit.obs_names)
+        (60, True)
+        """
         return list(self.obs_names[self.order])
 
     # ------------------------------------------------------------------- print
@@ -356,8 +398,22 @@ class SparseHClustResult(ClusterResult):
         return tables
 
     def summary(self) -> Summary:
-        """Tables ``parameters``, ``weights`` (selected features), and with ``k``
-        ``clusters`` and ``profiles``; plus notes."""
+        """The tables ``parameters``, ``weights`` (selected features), and with ``k``
+        ``clusters`` and ``profiles``; plus notes.
+
+        Returns
+        -------
+        Summary
+            Prints like R's ``summary()``; ``.tables`` holds the DataFrames.
+
+        Examples
+        --------
+        >>> from sparseclust import sparse_hclust
+        >>> from sparseclust.simulate import sparse_sim
+        >>> fit = sparse_hclust(sparse_sim(rng=1).data, wbound=5, k=3)
+        >>> sorted(fit.summary().tables)
+        ['clusters', 'parameters', 'profiles', 'weights']
+        """
         tables = self._summary_tables()
         if self.k is not None and self.table is not None:
             tables["profiles"] = self.profiles()
@@ -371,19 +427,92 @@ class SparseHClustResult(ClusterResult):
 
     # ------------------------------------------------------------------- plots
     def plot(self, **kwargs: Any) -> Any:
-        """sparcl's two panels: the dendrogram (left) and weights vs feature index (right)."""
+        """Plot sparcl's two panels: the dendrogram (left) and weights vs feature index (right).
+
+        Parameters
+        ----------
+        **kwargs
+            Passed to :func:`~sparseclust.plotting.plot_hclust`.
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+            The figure with its two panels.
+
+        Examples
+        --------
+        >>> from sparseclust import sparse_hclust
+        >>> from sparseclust.simulate import sparse_sim
+        >>> fit = sparse_hclust(sparse_sim(rng=1).data, wbound=5, k=3)
+        >>> import matplotlib.pyplot as plt
+        >>> fig = fit.plot()
+        >>> len(fig.axes)
+        2
+        >>> plt.close(fig)
+        """
         from .._plot.dendrogram import plot_hclust
 
         return plot_hclust(self, **kwargs)
 
     def plot_weights(self, ax: Any = None, **kwargs: Any) -> Any:
-        """Weights against feature index."""
+        """Plot the weights against feature index.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Where to draw; by default a new figure.
+        **kwargs
+            Passed to ``Axes.scatter``.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on.
+
+        Examples
+        --------
+        >>> from sparseclust import sparse_hclust
+        >>> from sparseclust.simulate import sparse_sim
+        >>> fit = sparse_hclust(sparse_sim(rng=1).data, wbound=5, k=3)
+        >>> import matplotlib.pyplot as plt
+        >>> ax = fit.plot_weights()
+        >>> ax.get_xlabel()
+        'Feature Index'
+        >>> plt.close(ax.figure)
+        """
         from .._plot.dendrogram import plot_weights_index
 
         return plot_weights_index(self, ax=ax, **kwargs)
 
     def plot_dendrogram(self, y: Any = None, ax: Any = None, **kwargs: Any) -> Any:
-        """The dendrogram; with ``y`` the leaves are coloured by it (``color_dendrogram``)."""
+        """The dendrogram; with ``y`` the leaves are coloured by it (``color_dendrogram``).
+
+        Parameters
+        ----------
+        y : array-like, optional
+            One value per row (e.g. true classes) colouring the leaves.
+        ax : matplotlib.axes.Axes, optional
+            Where to draw; by default a new figure.
+        **kwargs
+            Passed to :func:`~sparseclust.plotting.plot_dendrogram`.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on.
+
+        Examples
+        --------
+        >>> import matplotlib.pyplot as plt
+        >>> from sparseclust import sparse_hclust
+        >>> from sparseclust.simulate import sparse_sim
+        >>> sim = sparse_sim(rng=1)
+        >>> fit = sparse_hclust(sim.data, wbound=5, k=3)
+        >>> ax = fit.plot_dendrogram(y=sim.labels)
+        >>> type(ax).__name__
+        'Axes'
+        >>> plt.close(ax.figure)
+        """
         from .._plot.dendrogram import plot_dendrogram
 
         return plot_dendrogram(self, y=y, ax=ax, **kwargs)

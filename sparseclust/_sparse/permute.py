@@ -99,12 +99,32 @@ class PermuteResult(Printed):
 
     @property
     def labels(self) -> pd.Series:
-        """Cluster labels of the best fit (k-means; for hierarchical fits use ``best.cut(k)``)."""
+        """Cluster labels of the best fit (k-means; for hierarchical fits use ``best.cut(k)``).
+
+        Examples
+        --------
+        >>> from sparseclust import kmeans_sparse_permute
+        >>> from sparseclust.simulate import sparse_sim
+        >>> sim = sparse_sim(n_per_cluster=10, p=30, q=5, rng=0)
+        >>> perm = kmeans_sparse_permute(sim.data, 3, nperms=5, rng=1)
+        >>> perm.labels.equals(perm.best.labels)
+        True
+        """
         return self.best.labels
 
     @property
     def weights(self) -> pd.Series:
-        """Feature weights of the best fit."""
+        """Feature weights of the best fit.
+
+        Examples
+        --------
+        >>> from sparseclust import kmeans_sparse_permute
+        >>> from sparseclust.simulate import sparse_sim
+        >>> sim = sparse_sim(n_per_cluster=10, p=30, q=5, rng=0)
+        >>> perm = kmeans_sparse_permute(sim.data, 3, nperms=5, rng=1)
+        >>> perm.weights.size, bool(perm.weights.equals(perm.best.weights))
+        (30, True)
+        """
         return self.best.weights
 
     def _printed_table(self) -> pd.DataFrame:
@@ -142,25 +162,92 @@ class PermuteResult(Printed):
     # ------------------------------------------------------------ broom-style tables
     def tidy(self) -> pd.DataFrame:
         """One row per bound tried: ``wbound``, ``n_nonzero``, ``gap``, ``sd_gap`` and
-        ``chosen``."""
+        ``chosen``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per bound tried.
+
+        Examples
+        --------
+        >>> from sparseclust import kmeans_sparse_permute
+        >>> from sparseclust.simulate import sparse_sim
+        >>> sim = sparse_sim(n_per_cluster=10, p=30, q=5, rng=0)
+        >>> perm = kmeans_sparse_permute(sim.data, 3, nperms=5, rng=1)
+        >>> tidy = perm.tidy()
+        >>> list(tidy.columns), int(tidy["chosen"].sum())
+        (['wbound', 'n_nonzero', 'gap', 'sd_gap', 'chosen'], 1)
+        """
         out = self.table.reset_index(drop=True)
         out["chosen"] = np.arange(len(out)) == self.best_index
         return out
 
     def glance(self) -> pd.DataFrame:
         """The best fit's :meth:`glance` row with the tuning: ``rule``, ``nperms``,
-        ``gap`` and ``sd_gap`` at the chosen bound."""
+        ``gap`` and ``sd_gap`` at the chosen bound.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row.
+
+        Examples
+        --------
+        >>> from sparseclust import kmeans_sparse_permute
+        >>> from sparseclust.simulate import sparse_sim
+        >>> sim = sparse_sim(n_per_cluster=10, p=30, q=5, rng=0)
+        >>> perm = kmeans_sparse_permute(sim.data, 3, nperms=5, rng=1)
+        >>> row = perm.glance().iloc[0]
+        >>> row["rule"], int(row["nperms"])
+        ('max', 5)
+        """
         row = self.table.iloc[self.best_index]
         return self.best.glance().assign(
             rule=self.rule, nperms=self.nperms, gap=float(row["gap"]), sd_gap=float(row["sd_gap"])
         )
 
     def augment(self, data: pd.DataFrame) -> pd.DataFrame:
-        """``data`` with the best fit's ``.cluster`` (:meth:`ClusterResult.augment`)."""
+        """``data`` with the best fit's ``.cluster`` (:meth:`ClusterResult.augment`).
+
+        Parameters
+        ----------
+        data : pandas.DataFrame
+            The rows the fit was given (same index).
+
+        Returns
+        -------
+        pandas.DataFrame
+            A copy of ``data`` with the ``.cluster`` column.
+
+        Examples
+        --------
+        >>> from sparseclust import kmeans_sparse_permute
+        >>> from sparseclust.simulate import sparse_sim
+        >>> sim = sparse_sim(n_per_cluster=10, p=30, q=5, rng=0)
+        >>> perm = kmeans_sparse_permute(sim.data, 3, nperms=5, rng=1)
+        >>> perm.augment(sim.data)[".cluster"].nunique()
+        3
+        """
         return self.best.augment(data)
 
     def summary(self) -> Summary:
-        """The gap table and the chosen bound, plus the best fit's weights."""
+        """The gap table and the chosen bound, plus the best fit's weights.
+
+        Returns
+        -------
+        Summary
+            Prints like R's ``summary()``; ``.tables`` holds the DataFrames.
+
+        Examples
+        --------
+        >>> from sparseclust import kmeans_sparse_permute
+        >>> from sparseclust.simulate import sparse_sim
+        >>> sim = sparse_sim(n_per_cluster=10, p=30, q=5, rng=0)
+        >>> perm = kmeans_sparse_permute(sim.data, 3, nperms=5, rng=1)
+        >>> sorted(perm.summary().tables)
+        ['best_weights', 'chosen', 'gap']
+        """
         chosen = pd.DataFrame(
             {
                 "rule": [self.rule],
@@ -182,11 +269,51 @@ class PermuteResult(Printed):
         )
 
     def to_frame(self) -> pd.DataFrame:
-        """The gap table."""
+        """The gap table.
+
+        Returns
+        -------
+        pandas.DataFrame
+            A copy of ``table``: one row per bound tried.
+
+        Examples
+        --------
+        >>> from sparseclust import kmeans_sparse_permute
+        >>> from sparseclust.simulate import sparse_sim
+        >>> sim = sparse_sim(n_per_cluster=10, p=30, q=5, rng=0)
+        >>> perm = kmeans_sparse_permute(sim.data, 3, nperms=5, rng=1)
+        >>> perm.to_frame().columns.tolist()
+        ['wbound', 'n_nonzero', 'gap', 'sd_gap']
+        """
         return self.table.copy()
 
     def plot(self, ax: Any = None, **kwargs: Any) -> Any:
-        """Gap against the number of non-zero weights (log x axis), as sparcl's plot."""
+        """Plot the gap against the number of non-zero weights (log x axis), as sparcl's plot.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Where to draw; by default a new figure.
+        **kwargs
+            Passed to :func:`~sparseclust.plotting.plot_gap`.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on.
+
+        Examples
+        --------
+        >>> from sparseclust import kmeans_sparse_permute
+        >>> from sparseclust.simulate import sparse_sim
+        >>> sim = sparse_sim(n_per_cluster=10, p=30, q=5, rng=0)
+        >>> perm = kmeans_sparse_permute(sim.data, 3, nperms=5, rng=1)
+        >>> import matplotlib.pyplot as plt
+        >>> ax = perm.plot()
+        >>> ax.get_xscale()
+        'log'
+        >>> plt.close(ax.figure)
+        """
         from ..plotting import plot_gap
 
         return plot_gap(self, ax=ax, **kwargs)
@@ -194,7 +321,32 @@ class PermuteResult(Printed):
     plot_gap = plot
 
     def plot_weights(self, ax: Any = None, **kwargs: Any) -> Any:
-        """Weights of the best fit against feature index."""
+        """Plot the weights of the best fit against feature index.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Where to draw; by default a new figure.
+        **kwargs
+            Passed to :func:`~sparseclust.plotting.plot_weights`.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on.
+
+        Examples
+        --------
+        >>> from sparseclust import kmeans_sparse_permute
+        >>> from sparseclust.simulate import sparse_sim
+        >>> sim = sparse_sim(n_per_cluster=10, p=30, q=5, rng=0)
+        >>> perm = kmeans_sparse_permute(sim.data, 3, nperms=5, rng=1)
+        >>> import matplotlib.pyplot as plt
+        >>> ax = perm.plot_weights()
+        >>> ax.get_xlabel()
+        'feature index'
+        >>> plt.close(ax.figure)
+        """
         return self.best.plot_weights(ax=ax, **kwargs)
 
 
