@@ -104,3 +104,19 @@ def test_bars_with_progress_true_only(call, monkeypatch, capsys):
     assert "it/s" not in capsys.readouterr().err
     call(True)
     assert "it/s" in capsys.readouterr().err  # a tqdm bar on stderr
+
+
+@pytest.mark.filterwarnings("ignore::sparseclust.exceptions.PerformanceWarning")
+def test_bar_over_the_fits_of_a_dask_craft(monkeypatch, capsys):
+    dd = pytest.importorskip("dask.dataframe")
+    distributed = pytest.importorskip("distributed")
+    monkeypatch.setattr(parallel, "BAR_DELAY", 0.0)
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster),
+    ):
+        ddf = dd.from_pandas(X, npartitions=2)
+        sc.craft(ddf, k=2, n_init=4, progress=True, rng=0)
+    assert "fits:" in capsys.readouterr().err

@@ -32,6 +32,7 @@ from .._data.stages import SMALL_SD, check_magnitudes, warn_constant
 from .._data.table import VariableSpec, build_table, is_dask_collection, transform_like
 from ..exceptions import PerformanceWarning
 from .blocks import LocalBlocks
+from .parallel import _PROGRESS, progress_bar
 from .threads import single_blas_thread
 
 #: Data of at most this many cells (rows x columns) on a cluster draw a
@@ -289,6 +290,11 @@ class FutureBlocks:
         with ThreadPoolExecutor(max_workers=len(tasks)) as pool:
             futures = [pool.submit(run, t) for t in tasks]
             try:
+                if _PROGRESS.get():  # a bar over the fits as they finish
+                    from concurrent.futures import as_completed
+
+                    for _ in progress_bar(as_completed(futures), True, "fits", len(futures)):
+                        pass
                 return [f.result() for f in futures]
             except BaseException:  # Ctrl-C (or a fit's error): the other fits stop too
                 with self._cond:
