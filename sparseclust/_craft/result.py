@@ -102,7 +102,16 @@ class CraftResult(ClusterResult):
 
     @property
     def objective_path(self) -> np.ndarray:
-        """Alias of ``objective`` (the trace)."""
+        """Alias of ``objective`` (the trace).
+
+        Examples
+        --------
+        >>> from sparseclust import craft
+        >>> from sparseclust.simulate import craft_fig2a
+        >>> fit = craft(craft_fig2a(n_per_cluster=30, rng=0).data, m=1 / 3, k=3, rng=0)
+        >>> bool((fit.objective_path == fit.objective).all())
+        True
+        """
         return self.objective
 
     def _headline(self) -> str:
@@ -136,7 +145,16 @@ class CraftResult(ClusterResult):
 
     @cached_property
     def selection_frequency(self) -> pd.Series:
-        """Share of clusters that select each variable, highest first."""
+        """Share of clusters that select each variable, highest first.
+
+        Examples
+        --------
+        >>> from sparseclust import craft
+        >>> from sparseclust.simulate import craft_fig2a
+        >>> fit = craft(craft_fig2a(n_per_cluster=30, rng=0).data, m=1 / 3, k=3, rng=0)
+        >>> fit.selection_frequency.name, float(fit.selection_frequency.max()) <= 1
+        ('share_of_clusters', True)
+        """
         return (
             self.selected.mean(axis=0)
             .sort_values(ascending=False, kind="stable")
@@ -234,7 +252,22 @@ class CraftResult(ClusterResult):
         return tuple(str(v) for v in chosen.index[~chosen.to_numpy()])
 
     def selected_profiles(self) -> pd.DataFrame:
-        """Profiles (as :meth:`profiles`) with cells of unselected features blanked (NaN)."""
+        """The profiles (as :meth:`profiles`) with cells of unselected features blanked (NaN).
+
+        Returns
+        -------
+        pandas.DataFrame
+            As :meth:`profiles`, NaN where the cluster does not select the feature.
+
+        Examples
+        --------
+        >>> from sparseclust import craft
+        >>> from sparseclust.simulate import craft_fig2a
+        >>> fit = craft(craft_fig2a(n_per_cluster=30, rng=0).data, m=1 / 3, k=3, rng=0)
+        >>> prof = fit.selected_profiles()
+        >>> prof.shape == fit.profiles().shape, bool(prof.isna().any().any())
+        (True, True)
+        """
         prof = self.profiles()
         out = prof.copy()
         for k in self.selected.index:
@@ -344,25 +377,126 @@ class CraftResult(ClusterResult):
         return labels_series(t, D.argmin(axis=1), unplaced=t.empty_rows())
 
     def plot_subspaces(self, truth: pd.DataFrame | None = None, **kwargs: Any) -> Any:
-        """The clusters x features selection matrix (paper Figs. 2-4), beside ``truth`` if given."""
+        """The clusters x features selection matrix (paper Figs. 2-4), beside ``truth`` if given.
+
+        Parameters
+        ----------
+        truth : pandas.DataFrame, optional
+            The true clusters x features selection, drawn beside the fitted one.
+        **kwargs
+            Passed to :func:`~sparseclust.plotting.plot_subspaces`.
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+            The figure, with one panel (or two with ``truth``).
+
+        Examples
+        --------
+        >>> from sparseclust import craft
+        >>> from sparseclust.simulate import craft_fig2a
+        >>> fit = craft(craft_fig2a(n_per_cluster=30, rng=0).data, m=1 / 3, k=3, rng=0)
+        >>> import matplotlib.pyplot as plt
+        >>> fig = fit.plot_subspaces()
+        >>> len(fig.axes) >= 1
+        True
+        >>> plt.close(fig)
+        """
         from .. import plotting
 
         return plotting.plot_subspaces(self.selected, truth, **kwargs)
 
     def plot_profiles(self, ax: Any = None, **kwargs: Any) -> Any:
-        """Heatmap of the cluster profiles."""
+        """Heatmap of the cluster profiles.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Where to draw; by default a new figure.
+        **kwargs
+            Passed to :func:`~sparseclust.plotting.plot_profiles`.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on.
+
+        Examples
+        --------
+        >>> from sparseclust import craft
+        >>> from sparseclust.simulate import craft_fig2a
+        >>> fit = craft(craft_fig2a(n_per_cluster=30, rng=0).data, m=1 / 3, k=3, rng=0)
+        >>> import matplotlib.pyplot as plt
+        >>> ax = fit.plot_profiles()
+        >>> type(ax).__name__
+        'Axes'
+        >>> plt.close(ax.figure)
+        """
         from .. import plotting
 
         return plotting.plot_profiles(self, ax=ax, **kwargs)
 
     def plot_objective(self, ax: Any = None, **kwargs: Any) -> Any:
-        """The objective after each pass."""
+        """The objective after each pass.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Where to draw; by default a new figure.
+        **kwargs
+            Passed to :func:`~sparseclust.plotting.plot_objective`.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on.
+
+        Examples
+        --------
+        >>> from sparseclust import craft
+        >>> from sparseclust.simulate import craft_fig2a
+        >>> fit = craft(craft_fig2a(n_per_cluster=30, rng=0).data, m=1 / 3, k=3, rng=0)
+        >>> import matplotlib.pyplot as plt
+        >>> ax = fit.plot_objective()
+        >>> ax.get_xlabel(), ax.get_ylabel()
+        ('iteration', 'objective')
+        >>> plt.close(ax.figure)
+        """
         from .. import plotting
 
         return plotting.plot_objective(self, ax=ax, **kwargs)
 
     def plot_k_selection(self, ax: Any = None, **kwargs: Any) -> Any:
-        """The criterion that chose K (stability or gap statistic) against K."""
+        """The criterion that chose K (stability or gap statistic) against K.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Where to draw; by default a new figure.
+        **kwargs
+            Passed to :func:`~sparseclust.plotting.plot_k_selection`.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on.
+
+        Raises
+        ------
+        ValueError
+            If the number of clusters was given (``k=`` or ``lam=``), not chosen.
+
+        Examples
+        --------
+        >>> import matplotlib.pyplot as plt
+        >>> from sparseclust import craft
+        >>> from sparseclust.simulate import craft_fig2a
+        >>> fit = craft(craft_fig2a(n_per_cluster=20, rng=1).data, m=1 / 3, rng=0)
+        >>> ax = fit.plot_k_selection()
+        >>> ax.get_xlabel()
+        'number of clusters K'
+        >>> plt.close(ax.figure)
+        """
         if self.k_selection is None:
             raise ValueError(
                 "the number of clusters was not chosen automatically "

@@ -165,9 +165,23 @@ class DPRFResult(CraftResult):
         return notes
 
     def selected_profiles(self) -> pd.DataFrame:
-        """Profiles (as :meth:`profiles`) with cells of unselected columns blanked (NaN).
+        """The profiles (as :meth:`profiles`) with cells of unselected columns blanked (NaN).
 
         A categorical level's row is blanked when its one-hot column is unselected.
+
+        Returns
+        -------
+        pandas.DataFrame
+            As :meth:`profiles`, NaN where the cluster does not select the column.
+
+        Examples
+        --------
+        >>> from sparseclust import dp_rf
+        >>> from sparseclust.simulate import craft_fig2a
+        >>> fit = dp_rf(craft_fig2a(n_per_cluster=30, rng=0).data, m=1 / 3, k=3, rng=0)
+        >>> prof = fit.selected_profiles()
+        >>> prof.shape == fit.profiles().shape
+        True
         """
         prof = self.profiles()
         out = prof.copy()

@@ -84,7 +84,16 @@ class DPMeansResult(ClusterResult):
 
     @cached_property
     def within_ss(self) -> pd.Series:
-        """Within-cluster sum of squared distances to the centre, per cluster."""
+        """Within-cluster sum of squared distances to the centre, per cluster.
+
+        Examples
+        --------
+        >>> from sparseclust import dpmeans
+        >>> from sparseclust.simulate import sparse_sim
+        >>> fit = dpmeans(sparse_sim(means=(0.0, 2.0, 4.0), rng=1).data, k=3)
+        >>> fit.within_ss.size, bool((fit.within_ss > 0).all())
+        (3, True)
+        """
         X = self._matrix()
         lab = self.labels.dropna().to_numpy(dtype=np.int64)
         diff = X - self.centers.to_numpy()[lab]
@@ -175,13 +184,61 @@ class DPMeansResult(ClusterResult):
         return labels_series(t, idx)
 
     def plot(self, ax: Any = None, **kwargs: Any) -> Any:
-        """2-D projection (first two principal components) of the data coloured by cluster."""
+        """2-D projection (first two principal components) of the data coloured by cluster.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Where to draw; by default a new figure.
+        **kwargs
+            Passed to :func:`~sparseclust.plotting.plot_clusters`.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on.
+
+        Examples
+        --------
+        >>> from sparseclust import dpmeans
+        >>> from sparseclust.simulate import sparse_sim
+        >>> fit = dpmeans(sparse_sim(means=(0.0, 2.0, 4.0), rng=1).data, k=3)
+        >>> import matplotlib.pyplot as plt
+        >>> ax = fit.plot()
+        >>> ax.get_title()
+        'DP-means: 3 clusters'
+        >>> plt.close(ax.figure)
+        """
         from .. import plotting
 
         return plotting.plot_clusters(self, ax=ax, **kwargs)
 
     def plot_objective(self, ax: Any = None, **kwargs: Any) -> Any:
-        """The objective after each pass."""
+        """The objective after each pass.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Where to draw; by default a new figure.
+        **kwargs
+            Passed to :func:`~sparseclust.plotting.plot_objective`.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on.
+
+        Examples
+        --------
+        >>> from sparseclust import dpmeans
+        >>> from sparseclust.simulate import sparse_sim
+        >>> fit = dpmeans(sparse_sim(means=(0.0, 2.0, 4.0), rng=1).data, k=3)
+        >>> import matplotlib.pyplot as plt
+        >>> ax = fit.plot_objective()
+        >>> ax.get_xlabel(), ax.get_ylabel()
+        ('iteration', 'objective')
+        >>> plt.close(ax.figure)
+        """
         from .. import plotting
 
         return plotting.plot_objective(self, ax=ax, **kwargs)
