@@ -76,6 +76,8 @@ def test_progress_rule_defaults_to_interactive(monkeypatch):
 #: Every long-running public function takes the same ``progress=`` rule.
 LONG = [
     sc.craft,
+    sc.dp_rf,
+    sc.entropy_clustering,
     sc.kmeans_sparse_permute,
     sc.hclust_sparse_permute,
     sc.covariate_clustering,

@@ -23,9 +23,21 @@ import numpy as np
 import pandas as pd
 
 from .._data.dtypes import ColumnInfo
-from .._data.params import Choice, Columns, Flag, Int, Number, Seed, Workers, as_rng, rules
+from .._data.params import (
+    Choice,
+    Columns,
+    Flag,
+    Int,
+    Number,
+    Progress,
+    Seed,
+    Workers,
+    as_rng,
+    rules,
+)
 from .._data.stages import repair_sd, warn_spread
 from .._data.table import ColumnTable, VariableSpec
+from .._engine.parallel import progress_bars
 from .._results.format import call_string, fmt
 from .._tuning.penalty import resolve_penalty
 from . import core as core
@@ -309,6 +321,7 @@ _COMMON_RULES = dict(
     n_jobs=Workers(),
     keep_data=Flag(),
     k=K_RULE,
+    progress=Progress(),
     rng=Seed(),
 )
 
@@ -330,6 +343,7 @@ def entropy_clustering(
     max_iter: int = 100,
     n_jobs: int | None = None,
     keep_data: bool = True,
+    progress: bool | None = None,
     rng: Any = None,
 ) -> EntropyResult:
     """Entropy clustering of binary data (CRAFT supplementary, section 6.2, Algorithm 3).
@@ -376,6 +390,9 @@ def entropy_clustering(
         Parallel restarts with joblib.
     keep_data : bool
         Keep the typed data on the result (profiles, summaries).
+    progress : bool, optional
+        A tqdm bar over the restarts (shown once they have run 2 s). Default: on in
+        an interactive terminal or a notebook, off otherwise.
     rng : None, int or Generator
         Seeds the restarts.
 
@@ -443,7 +460,8 @@ def entropy_clustering(
             d, pen.k, lambda _row: np.ones(D, bool), F_delta=0.0, sigma_override=None, rng=g
         )
 
-    runs, method, k_wanted = restarts.fit_all(d, pen, settings, consts, seeds, n_jobs, ff)
+    with progress_bars(progress):
+        runs, method, k_wanted = restarts.fit_all(d, pen, settings, consts, seeds, n_jobs, ff)
     res = conclude(
         runs,
         prep,
@@ -486,6 +504,7 @@ def dp_rf(
     max_iter: int = 100,
     n_jobs: int | None = None,
     keep_data: bool = True,
+    progress: bool | None = None,
     rng: Any = None,
 ) -> DPRFResult:
     """DP-RF: DP-means(R) with CRAFT's feature selection (CRAFT paper, section 4, Fig. 5).
@@ -539,6 +558,9 @@ def dp_rf(
         Parallel restarts with joblib.
     keep_data : bool
         Keep the typed data on the result (profiles, summaries).
+    progress : bool, optional
+        A tqdm bar over the restarts (shown once they have run 2 s). Default: on in
+        an interactive terminal or a notebook, off otherwise.
     rng : None, int or Generator
         Seeds the restarts.
 
@@ -620,7 +642,8 @@ def dp_rf(
             rng=g,
         )
 
-    runs, method, k_wanted = restarts.fit_all(d, pen, settings, consts, seeds, n_jobs, ff)
+    with progress_bars(progress):
+        runs, method, k_wanted = restarts.fit_all(d, pen, settings, consts, seeds, n_jobs, ff)
     # restarts compared by the squared error (the likelihood with sigma = 1/sqrt(2))
     runs = [replace(r, nll=squared_error(d, r.state, r.labels)) for r in runs]
     params = settings.pick(
