@@ -272,7 +272,7 @@ def apply_formula(
         inputs = _formula_inputs(parsed.codes, inp.frame)
     else:
         parsed, inputs, resp = None, None, None
-        df = inp.frame.set_axis([str(c) for c in inp.frame.columns], axis=1)
+        df = inp.frame.set_axis([str(c) for c in inp.frame.columns.tolist()], axis=1)
     if y is not None:
         if not response:
             raise ValueError(
@@ -368,21 +368,23 @@ def detect_types(
     [('a', 'categorical', 'categorical='), ('b', 'categorical', 'detected')]
     """
     forced, forced_by = overrides.kinds, overrides.reasons
-    names = list(frame.columns)
+    names = frame.columns.tolist()  # tolist: no per-label Index iteration
+    dtypes = frame.dtypes.tolist()
     # Plain numpy number columns (the common wide case) skip the per-column Series work:
     # they are numeric unless forced categorical, and convert to float64 as one block.
-    plain = {
-        c: isinstance(dt, np.dtype) and dt.kind in "fiu" and forced.get(c) != "categorical"
-        for c, dt in zip(names, frame.dtypes, strict=True)
+    # Each distinct dtype is classified (and named) once.
+    dtype_names = {
+        dt: str(dt) for dt in set(dtypes) if isinstance(dt, np.dtype) and dt.kind in "fiu"
     }
+    plain = {c: dt in dtype_names for c, dt in zip(names, dtypes, strict=True)}
+    for c, kind in forced.items():
+        if kind == "categorical" and c in plain:
+            plain[c] = False
     columns = {c: densify(frame[c]) for c in names if not plain[c]}
     _check_supported(columns, forced, formula)
     infos: list[ColumnInfo] = []
-    dtype_names: dict[Any, str] = {}
-    for c, dt in zip(names, frame.dtypes, strict=True):
+    for c, dt in zip(names, dtypes, strict=True):
         if plain[c]:
-            if dt not in dtype_names:
-                dtype_names[dt] = str(dt)
             infos.append(
                 ColumnInfo(c, dtype_names[dt], "numeric", forced_by.get(c, "detected"), False)
             )
@@ -457,18 +459,15 @@ def encode_columns(
     """
     num_names, cat_names = types.numeric_names, types.categorical_names
     n = len(frame)
-    reasons = {i.name: i.reason for i in types.infos}
-    num = np.empty((n, len(num_names)), dtype=np.float64)
-    fast = [j for j, c in enumerate(num_names) if c in types.plain]
-    if fast:
-        pos = frame.columns.get_indexer([num_names[j] for j in fast])
-        num[:, fast] = frame.iloc[:, pos].to_numpy(dtype=np.float64)
-    for j, c in enumerate(num_names):
-        if c not in types.plain:
-            num[:, j] = to_float(types.series[c], c, source=reasons[c])
-    n_inf = np.isinf(num).sum(axis=0)
-    inf_counts = {c: int(n_inf[j]) for j, c in enumerate(num_names) if n_inf[j]}
-    if inf_counts:
+    if len(types.plain) == frame.shape[1] == len(num_names):
+        # all plain numbers, in frame order: one block conversion (a copy, never a view)
+        num = frame.to_numpy(dtype=np.float64, copy=True)
+    else:
+        num = _numeric_block(frame, types, num_names)
+    inf = np.isinf(num)
+    if inf.any():  # the per-column counts only when there is something to report
+        n_inf = inf.sum(axis=0)
+        inf_counts = {c: int(n_inf[j]) for j, c in enumerate(num_names) if n_inf[j]}
         raise ValueError(
             f"Columns {list(inf_counts)} contain infinite values (per column: {inf_counts}); "
             f"replace them with finite values or NaN (missing), e.g. "
@@ -485,6 +484,21 @@ def encode_columns(
             unseen_hint=f"Add them to C({c}, levels=[...]), or recode or drop those rows first.",
         )
     return Encoded(num, codes, levels, tuple(num_names), tuple(cat_names), np.zeros(n, dtype=bool))
+
+
+def _numeric_block(frame: pd.DataFrame, types: ColumnTypes, num_names: list[str]) -> np.ndarray:
+    """The float64 numeric block of ``encode_columns``: the plain columns as one
+    block, the others column by column."""
+    reasons = {i.name: i.reason for i in types.infos}
+    num = np.empty((len(frame), len(num_names)), dtype=np.float64)
+    fast = [j for j, c in enumerate(num_names) if c in types.plain]
+    if fast:
+        pos = frame.columns.get_indexer([num_names[j] for j in fast])
+        num[:, fast] = frame.iloc[:, pos].to_numpy(dtype=np.float64)
+    for j, c in enumerate(num_names):
+        if c not in types.plain:
+            num[:, j] = to_float(types.series[c], c, source=reasons[c])
+    return num
 
 
 # ------------------------------------------------------------------ 6. missing
@@ -525,8 +539,8 @@ def apply_missing(
     resp_na = np.zeros(n, dtype=bool) if response is None else response.isna().to_numpy()
     miss_row |= resp_na
     na_num, na_cat = miss_num.sum(axis=0), miss_cat.sum(axis=0)
-    all_na = [c for j, c in enumerate(num_names) if na_num[j] == n] + [
-        c for j, c in enumerate(cat_names) if na_cat[j] == n
+    all_na = [num_names[j] for j in np.flatnonzero(na_num == n).tolist()] + [
+        cat_names[j] for j in np.flatnonzero(na_cat == n).tolist()
     ]
     if all_na:
         raise ValueError(
@@ -535,8 +549,8 @@ def apply_missing(
         )
     if not miss_row.any():
         return enc
-    counts = {c: int(na_num[j]) for j, c in enumerate(num_names) if na_num[j]}
-    counts.update({c: int(na_cat[j]) for j, c in enumerate(cat_names) if na_cat[j]})
+    counts = {num_names[j]: int(na_num[j]) for j in np.flatnonzero(na_num).tolist()}
+    counts.update({cat_names[j]: int(na_cat[j]) for j in np.flatnonzero(na_cat).tolist()})
     if resp_na.any():
         counts[f"{response.name} (response)"] = int(resp_na.sum())
     if missing == "raise":
@@ -592,7 +606,7 @@ def constant_columns(enc: Encoded, names: Sequence[str]) -> list[str]:
     with warnings.catch_warnings():  # all-NaN columns were rejected by apply_missing
         warnings.simplefilter("ignore", RuntimeWarning)
         lo, hi = np.nanmin(num, axis=0), np.nanmax(num, axis=0)
-    const = {c for j, c in enumerate(enc.numeric_names) if lo[j] == hi[j]}
+    const = {enc.numeric_names[j] for j in np.flatnonzero(lo == hi).tolist()}
     const |= {
         c
         for j, c in enumerate(enc.categorical_names)
@@ -820,7 +834,7 @@ def column_max_abs(num: np.ndarray) -> np.ndarray:
     [3.0, 0.0]
     """
     num = np.asarray(num, dtype=np.float64)
-    return np.abs(np.where(np.isnan(num), 0.0, num)).max(axis=0, initial=0.0)
+    return np.fmax.reduce(np.abs(num), axis=0, initial=0.0)  # fmax skips NaN
 
 
 def check_magnitudes(
@@ -972,7 +986,7 @@ def is_dask_collection(x: Any) -> bool:
 
 def check_unique_names(df: pd.DataFrame, what: str) -> None:
     """Column names must be unique as strings (``1`` and ``"1"`` collide)."""
-    names = [str(c) for c in df.columns]
+    names = [str(c) for c in df.columns.tolist()]  # tolist: no per-label Index iteration
     if len(set(names)) != len(names):
         dup = sorted({c for c in names if names.count(c) > 1})
         raise ValueError(

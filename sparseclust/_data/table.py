@@ -431,7 +431,7 @@ def build_table(
     var = apply_formula(read_input(x, data), response=response, y=y, eval_env=eval_env)
     formula = var.from_formula
     overrides = resolve_overrides(
-        list(var.frame.columns), categorical, numeric, var.parsed.forced if formula else None
+        var.frame.columns.tolist(), categorical, numeric, var.parsed.forced if formula else None
     )
     types = detect_types(
         var.frame,
