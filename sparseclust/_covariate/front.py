@@ -134,16 +134,54 @@ class CovariateClusteringResult(Printed):
 
     @cached_property
     def n_clusters(self) -> int:
-        """Number of covariate clusters selected."""
+        """Number of covariate clusters selected.
+
+        Examples
+        --------
+        >>> from sparseclust import covariate_clustering
+        >>> from sparseclust.simulate import covariate_sim
+        >>> sim = covariate_sim(40, m=1, rng=0)
+        >>> fit = covariate_clustering(sim.data, y=sim.labels, similarity=sim.sigma, sigma=0.1,
+        ...                            nu=[1.0, 0.1, 0.01])
+        >>> fit.n_clusters == fit.clusters.nunique()
+        True
+        """
         return int(self.clusters.nunique())
 
     @property
     def selected_index(self) -> int:
-        """Row of ``path`` selected."""
+        """Row of ``path`` selected.
+
+        Examples
+        --------
+        >>> from sparseclust import covariate_clustering
+        >>> from sparseclust.simulate import covariate_sim
+        >>> sim = covariate_sim(40, m=1, rng=0)
+        >>> fit = covariate_clustering(sim.data, y=sim.labels, similarity=sim.sigma, sigma=0.1,
+        ...                            nu=[1.0, 0.1, 0.01])
+        >>> bool(fit.path["selected"].iloc[fit.selected_index])
+        True
+        """
         return int(np.flatnonzero(self.path["selected"].to_numpy())[0])
 
     def members(self) -> dict[int, list[str]]:
-        """Covariate names in each cluster."""
+        """Covariate names in each cluster.
+
+        Returns
+        -------
+        dict of int to list of str
+            Cluster label to the names of its covariates.
+
+        Examples
+        --------
+        >>> from sparseclust import covariate_clustering
+        >>> from sparseclust.simulate import covariate_sim
+        >>> sim = covariate_sim(40, m=1, rng=0)
+        >>> fit = covariate_clustering(sim.data, y=sim.labels, similarity=sim.sigma, sigma=0.1,
+        ...                            nu=[1.0, 0.1, 0.01])
+        >>> sum(len(v) for v in fit.members().values()) == sim.data.shape[1]
+        True
+        """
         return {int(k): list(g.index) for k, g in self.clusters.groupby(self.clusters)}
 
     # ------------------------------------------------------------------ predict
@@ -238,7 +276,23 @@ class CovariateClusteringResult(Printed):
         return self.cluster_class.to_html()
 
     def summary(self) -> Summary:
-        """Clusters (members, associated class, odds ratio), coefficients, the path, sigma."""
+        """The clusters (members, associated class, odds ratio), coefficients, the path, sigma.
+
+        Returns
+        -------
+        Summary
+            Prints like R's ``summary()``; ``.tables`` holds the DataFrames.
+
+        Examples
+        --------
+        >>> from sparseclust import covariate_clustering
+        >>> from sparseclust.simulate import covariate_sim
+        >>> sim = covariate_sim(40, m=1, rng=0)
+        >>> fit = covariate_clustering(sim.data, y=sim.labels, similarity=sim.sigma, sigma=0.1,
+        ...                            nu=[1.0, 0.1, 0.01])
+        >>> sorted(fit.summary().tables)
+        ['clusters', 'coefficients', 'path', 'sigma_rules']
+        """
         clusters = self.cluster_class.copy()
         clusters["members"] = [", ".join(m) for m in self.members().values()]
         rules = pd.DataFrame(self.sigma_by_rule).T
@@ -275,7 +329,23 @@ class CovariateClusteringResult(Printed):
         )
 
     def to_frame(self) -> pd.DataFrame:
-        """Covariates with their cluster, and the cluster's associated class."""
+        """The covariates with their cluster, and the cluster's associated class.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per covariate: ``cluster`` and ``associated_class``.
+
+        Examples
+        --------
+        >>> from sparseclust import covariate_clustering
+        >>> from sparseclust.simulate import covariate_sim
+        >>> sim = covariate_sim(40, m=1, rng=0)
+        >>> fit = covariate_clustering(sim.data, y=sim.labels, similarity=sim.sigma, sigma=0.1,
+        ...                            nu=[1.0, 0.1, 0.01])
+        >>> fit.to_frame().columns.tolist()
+        ['cluster', 'associated_class']
+        """
         cc = self.cluster_class
         return pd.DataFrame(
             {
@@ -288,7 +358,24 @@ class CovariateClusteringResult(Printed):
     # ------------------------------------------------------------ broom-style tables
     def tidy(self) -> pd.DataFrame:
         """One row per (covariate, class): its cluster, the cluster's associated class
-        and the refitted coefficient of the cluster for that class."""
+        and the refitted coefficient of the cluster for that class.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per covariate and class.
+
+        Examples
+        --------
+        >>> from sparseclust import covariate_clustering
+        >>> from sparseclust.simulate import covariate_sim
+        >>> sim = covariate_sim(40, m=1, rng=0)
+        >>> fit = covariate_clustering(sim.data, y=sim.labels, similarity=sim.sigma, sigma=0.1,
+        ...                            nu=[1.0, 0.1, 0.01])
+        >>> tidy = fit.tidy()
+        >>> tidy.columns.tolist(), len(tidy) == sim.data.shape[1] * len(fit.classes)
+        (['covariate', 'cluster', 'class', 'associated_class', 'coefficient'], True)
+        """
         cc = self.cluster_class["associated_class"]
         rows = [
             (name, int(k), cls, cc.loc[k], float(self.coef.loc[k, cls]))
@@ -302,7 +389,23 @@ class CovariateClusteringResult(Printed):
     def glance(self) -> pd.DataFrame:
         """One row: method, ``n_obs``, ``n_covariates``, ``n_clusters``, ``nu``,
         ``sigma``, ``log_ml`` of the selected clustering, its ``margin`` over the
-        runner-up, ``train_accuracy`` and ``converged``."""
+        runner-up, ``train_accuracy`` and ``converged``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row.
+
+        Examples
+        --------
+        >>> from sparseclust import covariate_clustering
+        >>> from sparseclust.simulate import covariate_sim
+        >>> sim = covariate_sim(40, m=1, rng=0)
+        >>> fit = covariate_clustering(sim.data, y=sim.labels, similarity=sim.sigma, sigma=0.1,
+        ...                            nu=[1.0, 0.1, 0.01])
+        >>> fit.glance()[["n_obs", "n_covariates"]].iloc[0].tolist()
+        [40, 10]
+        """
         row = self.path.iloc[self.selected_index]
         return pd.DataFrame(
             [
@@ -323,14 +426,59 @@ class CovariateClusteringResult(Printed):
 
     def augment(self, data: pd.DataFrame) -> pd.DataFrame:
         """``data`` with the predicted class (``.class``) and each class's probability
-        (``.prob_<class>``); ``data`` is not modified."""
+        (``.prob_<class>``); ``data`` is not modified.
+
+        Parameters
+        ----------
+        data : pandas.DataFrame
+            Rows with the fitted covariates.
+
+        Returns
+        -------
+        pandas.DataFrame
+            A copy of ``data`` with ``.class`` and the ``.prob_<class>`` columns.
+
+        Examples
+        --------
+        >>> from sparseclust import covariate_clustering
+        >>> from sparseclust.simulate import covariate_sim
+        >>> sim = covariate_sim(40, m=1, rng=0)
+        >>> fit = covariate_clustering(sim.data, y=sim.labels, similarity=sim.sigma, sigma=0.1,
+        ...                            nu=[1.0, 0.1, 0.01])
+        >>> fit.augment(sim.data.head(3)).columns[-3:].tolist()
+        ['.prob_1', '.prob_2', '.prob_3']
+        """
         proba = self.predict_proba(data)
         cols = {".class": self.classes[proba.to_numpy().argmax(axis=1)]}
         cols |= {f".prob_{c}": proba[c].to_numpy() for c in self.classes}
         return augment_frame(pd.Series(index=data.index, dtype=float), data, cols)
 
     def plot_path(self, **kwargs: Any) -> Any:
-        """Number of clusters and log marginal likelihood along the path (selected marked)."""
+        """Number of clusters and log marginal likelihood along the path (selected marked).
+
+        Parameters
+        ----------
+        **kwargs
+            Passed to :func:`~sparseclust.plotting.plot_covariate_path`.
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+            The figure with its panels.
+
+        Examples
+        --------
+        >>> from sparseclust import covariate_clustering
+        >>> from sparseclust.simulate import covariate_sim
+        >>> sim = covariate_sim(40, m=1, rng=0)
+        >>> fit = covariate_clustering(sim.data, y=sim.labels, similarity=sim.sigma, sigma=0.1,
+        ...                            nu=[1.0, 0.1, 0.01])
+        >>> import matplotlib.pyplot as plt
+        >>> fig = fit.plot_path()
+        >>> len(fig.axes)
+        2
+        >>> plt.close(fig)
+        """
         from ..plotting import plot_covariate_path
 
         return plot_covariate_path(self, **kwargs)
@@ -338,7 +486,33 @@ class CovariateClusteringResult(Printed):
     plot = plot_path
 
     def plot_hierarchy(self, ax: Any = None, **kwargs: Any) -> Any:
-        """The clustering hierarchy along the path, clusters coloured by associated class."""
+        """The clustering hierarchy along the path, clusters coloured by associated class.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Where to draw; by default a new figure.
+        **kwargs
+            Passed to :func:`~sparseclust.plotting.plot_covariate_hierarchy`.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on.
+
+        Examples
+        --------
+        >>> from sparseclust import covariate_clustering
+        >>> from sparseclust.simulate import covariate_sim
+        >>> sim = covariate_sim(40, m=1, rng=0)
+        >>> fit = covariate_clustering(sim.data, y=sim.labels, similarity=sim.sigma, sigma=0.1,
+        ...                            nu=[1.0, 0.1, 0.01])
+        >>> import matplotlib.pyplot as plt
+        >>> ax = fit.plot_hierarchy()
+        >>> type(ax).__name__
+        'Axes'
+        >>> plt.close(ax.figure)
+        """
         from ..plotting import plot_covariate_hierarchy
 
         return plot_covariate_hierarchy(self, ax=ax, **kwargs)

@@ -110,7 +110,22 @@ class VariableSpec(NamesByKind):
         return {c.name: c.kind for c in self.columns}
 
     def to_frame(self) -> pd.DataFrame:
-        """The detection table: one row per variable (dtype, kind, why, levels, ordered)."""
+        """The detection table: one row per variable (dtype, kind, why, levels, ordered).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Indexed by variable name.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from sparseclust import build_table
+        >>> df = pd.DataFrame({"x": [1.0, 2.0, 3.0], "y": [0.5, 0.1, 0.2], "g": ["a", "b", "a"]})
+        >>> spec = build_table(df).spec
+        >>> spec.to_frame()["kind"].tolist()
+        ['numeric', 'numeric', 'categorical']
+        """
         return pd.DataFrame(
             {
                 "dtype": [c.dtype for c in self.columns],
@@ -141,13 +156,48 @@ class VariableSpec(NamesByKind):
     __hash__ = None  # type: ignore[assignment] - holds dicts, like a dict
 
     def describe(self) -> str:
-        """``"13 variables (10 numeric, 3 categorical)"``."""
+        """``"13 variables (10 numeric, 3 categorical)"``.
+
+        Returns
+        -------
+        str
+            The count of variables by kind.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from sparseclust import build_table
+        >>> df = pd.DataFrame({"x": [1.0, 2.0, 3.0], "y": [0.5, 0.1, 0.2], "g": ["a", "b", "a"]})
+        >>> spec = build_table(df).spec
+        >>> spec.describe()
+        '3 variables (2 numeric, 1 categorical)'
+        """
         n_num, n_cat = len(self.numeric_names), len(self.categorical_names)
         return f"{n_num + n_cat} variables ({n_num} numeric, {n_cat} categorical)"
 
     def kind_lines(self, limit: int = 8) -> list[str]:
         """``["  numeric: x, y", "  categorical: g (2 levels)"]``: the variables by kind,
-        the first ``limit`` of each, and the constant columns dropped."""
+        the first ``limit`` of each, and the constant columns dropped.
+
+        Parameters
+        ----------
+        limit : int, default 8
+            At most this many names of each kind.
+
+        Returns
+        -------
+        list of str
+            One line per kind, indented by two spaces.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from sparseclust import build_table
+        >>> df = pd.DataFrame({"x": [1.0, 2.0, 3.0], "y": [0.5, 0.1, 0.2], "g": ["a", "b", "a"]})
+        >>> spec = build_table(df).spec
+        >>> spec.kind_lines(limit=1)
+        ['  numeric: x, ... (2 in all)', '  categorical: g (2 levels)']
+        """
 
         def shown(items: list[str]) -> str:
             more = f", ... ({len(items)} in all)" if len(items) > limit else ""
@@ -245,7 +295,22 @@ class ColumnTable:
         return int(self.dropped.sum())
 
     def empty_rows(self) -> np.ndarray:
-        """Kept rows with no observed value (bool, one per kept row)."""
+        """Kept rows with no observed value (bool, one per kept row).
+
+        Returns
+        -------
+        numpy.ndarray
+            Boolean, one per kept row.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from sparseclust import build_table
+        >>> df = pd.DataFrame({"x": [1.0, None, 3.0], "g": ["a", None, "b"]})
+        >>> table = build_table(df, missing="native", missing_choices=("native",))
+        >>> table.empty_rows().tolist()
+        [False, True, False]
+        """
         empty = np.isnan(self.numeric).all(axis=1) & (self.codes < 0).all(axis=1)
         return empty if self.numeric.shape[1] or self.codes.shape[1] else np.zeros(0, bool)
 
@@ -276,6 +341,30 @@ class ColumnTable:
         ``spec.names``) of the variable column ``j`` comes from. One-hot columns are
         named ``"var[level]"``; a missing categorical value gives a row of NaN.
         ``X`` is always a new array: changing it leaves the table as it was.
+
+        Parameters
+        ----------
+        one_hot : bool, default True
+            Expand the categorical variables; ``False`` is for numeric-only tables.
+
+        Returns
+        -------
+        X : numpy.ndarray
+            The matrix, one row per kept row.
+        column_names : list of str
+            One name per column of ``X``.
+        groups : numpy.ndarray
+            For each column of ``X``, the position of its variable in ``spec.names``.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from sparseclust import build_table
+        >>> df = pd.DataFrame({"x": [1.0, None, 3.0], "g": ["a", None, "b"]})
+        >>> table = build_table(df, missing="native", missing_choices=("native",))
+        >>> X, names, groups = table.to_numeric()
+        >>> X.shape, names, groups.tolist()
+        ((3, 3), ['x', 'g[a]', 'g[b]'], [0, 1, 1])
         """
         if self.codes.shape[1] and not one_hot:
             raise ValueError(
@@ -305,6 +394,30 @@ class ColumnTable:
         Integers (and booleans) come back as nullable ``Int64`` / ``boolean`` with
         ``<NA>`` on dropped rows, floats as ``float64`` with NaN, anything else as
         ``object`` with ``fill``.
+
+        Parameters
+        ----------
+        values : array-like
+            One value per kept row.
+        fill : scalar, default pandas.NA
+            The value on dropped rows (for values that are neither numbers nor booleans).
+
+        Returns
+        -------
+        pandas.Series
+            On the full input index.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from sparseclust import build_table
+        >>> import warnings
+        >>> df = pd.DataFrame({"x": [1.0, None, 3.0]})
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")  # the note that one row was dropped
+        ...     table = build_table(df, missing="drop", missing_choices=("drop",))
+        >>> table.expand([0, 1]).tolist()
+        [0, <NA>, 1]
         """
         arr = np.asarray(values)
         n_kept = int((~self.dropped).sum())
