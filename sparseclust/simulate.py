@@ -116,6 +116,11 @@ class Simulated:
     def frame(self) -> pd.DataFrame:
         """The data with the true labels appended as a ``"cluster"`` column (a copy).
 
+        Returns
+        -------
+        pandas.DataFrame
+            ``data`` and the ``"cluster"`` column.
+
         Examples
         --------
         >>> from sparseclust.simulate import craft_fig2a
@@ -128,7 +133,14 @@ class Simulated:
 
     @property
     def n_clusters(self) -> int:
-        """Number of true clusters."""
+        """Number of true clusters.
+
+        Examples
+        --------
+        >>> from sparseclust.simulate import craft_fig2a
+        >>> craft_fig2a(n_per_cluster=2, rng=0).n_clusters
+        3
+        """
         return int(self.subspaces.shape[0])
 
     def __repr__(self) -> str:
@@ -747,6 +759,11 @@ class CovariateSimulated(Simulated):
     def frame(self) -> pd.DataFrame:
         """The data with the classes appended as a ``"class"`` column (a copy).
 
+        Returns
+        -------
+        pandas.DataFrame
+            ``data`` and the ``"class"`` column.
+
         Examples
         --------
         >>> covariate_sim(8, m=1, rng=0).frame()["class"].tolist()
@@ -758,7 +775,14 @@ class CovariateSimulated(Simulated):
 
     @property
     def n_clusters(self) -> int:
-        """Number of classes."""
+        """Number of classes.
+
+        Examples
+        --------
+        >>> from sparseclust.simulate import covariate_sim
+        >>> covariate_sim(8, m=1, rng=0).n_clusters
+        4
+        """
         return int(self.means.shape[0])
 
     def __repr__(self) -> str:

@@ -254,7 +254,29 @@ class SparseKMeans(ClusterMixin, BaseEstimator):
         self.random_state = random_state
 
     def fit(self, X: Any, y: Any = None) -> SparseKMeans:
-        """Fit on ``X`` (``y`` is ignored)."""
+        """Fit on ``X`` (``y`` is ignored).
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+            The data (a DataFrame keeps its column types).
+        y : None
+            Ignored (scikit-learn's API).
+
+        Returns
+        -------
+        SparseKMeans
+            The fitted estimator (``labels_``, ``weights_``, ``result_``, ...).
+
+        Examples
+        --------
+        >>> from sparseclust.simulate import sparse_sim
+        >>> from sparseclust.sklearn import SparseKMeans
+        >>> X = sparse_sim(rng=1).data
+        >>> model = SparseKMeans(n_clusters=3, wbound=5, random_state=0).fit(X)
+        >>> model.labels_.shape, model.weights_.shape
+        ((60,), (100,))
+        """
         data = _fit_input(self, X)
         if self.n_clusters == 1:
             return self._fit_one_cluster(data)
@@ -268,9 +290,31 @@ class SparseKMeans(ClusterMixin, BaseEstimator):
         return self
 
     def score(self, X: Any, y: Any = None) -> float:
-        """Minus the weighted within-cluster sum of squares of ``X`` about its nearest
+        """The negative weighted within-cluster sum of squares of ``X`` about its nearest
         centres (``-sum_i min_k sum_j w_j (x_ij - c_kj)^2``; scikit-learn's
-        ``KMeans.score`` with the fit's weights: higher is better)."""
+        ``KMeans.score`` with the fit's weights: higher is better).
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+            Rows with the fitted columns (a DataFrame keeps its column types).
+        y : None
+            Ignored (scikit-learn's API).
+
+        Returns
+        -------
+        float
+            The score (at most 0).
+
+        Examples
+        --------
+        >>> from sparseclust.simulate import sparse_sim
+        >>> from sparseclust.sklearn import SparseKMeans
+        >>> X = sparse_sim(rng=1).data
+        >>> model = SparseKMeans(n_clusters=3, wbound=5, random_state=0).fit(X)
+        >>> bool(abs(model.score(X) + model.inertia_) < 1e-6 * model.inertia_)
+        True
+        """
         check_is_fitted(self, "result_")
         new = _predict_input(self, X, _input_names(self.result_))
         _, d, unplaced = self.result_.weighted_sqdist(new)
@@ -297,7 +341,27 @@ class SparseKMeans(ClusterMixin, BaseEstimator):
         return self
 
     def predict(self, X: Any) -> np.ndarray:
-        """Nearest centre in the weighted space (``result_.predict``)."""
+        """Nearest centre in the weighted space (``result_.predict``).
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+            Rows with the fitted columns (a DataFrame keeps its column types).
+
+        Returns
+        -------
+        numpy.ndarray
+            Cluster labels (0-based), one per row.
+
+        Examples
+        --------
+        >>> from sparseclust.simulate import sparse_sim
+        >>> from sparseclust.sklearn import SparseKMeans
+        >>> X = sparse_sim(rng=1).data
+        >>> model = SparseKMeans(n_clusters=3, wbound=5, random_state=0).fit(X)
+        >>> bool((model.predict(X) == model.labels_).all())
+        True
+        """
         check_is_fitted(self, "result_")
         if self.result_ is None:  # n_clusters=1
             return np.zeros(
@@ -357,7 +421,28 @@ class SparseHierarchical(ClusterMixin, BaseEstimator):
         self.niter = niter
 
     def fit(self, X: Any, y: Any = None) -> SparseHierarchical:
-        """Fit on ``X`` (``y`` is ignored)."""
+        """Fit on ``X`` (``y`` is ignored).
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+            The data (a DataFrame keeps its column types).
+        y : None
+            Ignored (scikit-learn's API).
+
+        Returns
+        -------
+        SparseHierarchical
+            The fitted estimator (``labels_``, ``weights_``, ``result_``, ...).
+
+        Examples
+        --------
+        >>> from sparseclust.simulate import sparse_sim
+        >>> from sparseclust.sklearn import SparseHierarchical
+        >>> model = SparseHierarchical(n_clusters=3, wbound=5).fit(sparse_sim(rng=1).data)
+        >>> model.labels_.shape
+        (60,)
+        """
         data = _fit_input(self, X)
         res = _fit_call(self, sparse_hclust, data)
         self.result_ = res
@@ -464,7 +549,29 @@ class CRAFT(ClusterMixin, BaseEstimator):
         self.random_state = random_state
 
     def fit(self, X: Any, y: Any = None) -> CRAFT:
-        """Fit on ``X`` (``y`` is ignored)."""
+        """Fit on ``X`` (``y`` is ignored).
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+            The data (a DataFrame keeps its column types).
+        y : None
+            Ignored (scikit-learn's API).
+
+        Returns
+        -------
+        CRAFT
+            The fitted estimator (``labels_``, ``selected_``, ``result_``, ...).
+
+        Examples
+        --------
+        >>> from sparseclust.simulate import craft_fig2a
+        >>> from sparseclust.sklearn import CRAFT
+        >>> X = craft_fig2a(n_per_cluster=30, rng=0).data
+        >>> model = CRAFT(m=1 / 3, n_clusters=3, random_state=0).fit(X)
+        >>> model.labels_.shape, model.selected_.shape
+        ((90,), (3, 24))
+        """
         data = _fit_input(self, X, mixed=True)
         res = _fit_call(self, craft, data)
         self.result_ = res
@@ -475,7 +582,27 @@ class CRAFT(ClusterMixin, BaseEstimator):
         return self
 
     def predict(self, X: Any) -> np.ndarray:
-        """Assign rows to the fitted clusters (``result_.predict``)."""
+        """Assign rows to the fitted clusters (``result_.predict``).
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+            Rows with the fitted columns (a DataFrame keeps its column types).
+
+        Returns
+        -------
+        numpy.ndarray
+            Cluster labels (0-based), one per row.
+
+        Examples
+        --------
+        >>> from sparseclust.simulate import craft_fig2a
+        >>> from sparseclust.sklearn import CRAFT
+        >>> X = craft_fig2a(n_per_cluster=30, rng=0).data
+        >>> model = CRAFT(m=1 / 3, n_clusters=3, random_state=0).fit(X)
+        >>> bool((model.predict(X.head(10)) == model.labels_[:10]).all())
+        True
+        """
         check_is_fitted(self, "result_")
         new = _predict_input(self, X, _input_names(self.result_), mixed=True)
         return _labels(self.result_.predict(new))
@@ -564,7 +691,30 @@ class CovariateClustering(ClassifierMixin, BaseEstimator):
     def fit(self, X: Any, y: Any) -> CovariateClustering:
         """Fit on covariates ``X`` and classes ``y`` (a column of shape (n, 1) is
         ravelled with a DataConversionWarning, as scikit-learn's classifiers do; a
-        continuous ``y`` is refused: "Unknown label type")."""
+        continuous ``y`` is refused: "Unknown label type").
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_covariates)
+            The covariates.
+        y : array-like of shape (n_samples,)
+            The class of each row.
+
+        Returns
+        -------
+        CovariateClustering
+            The fitted estimator (``classes_``, ``result_``, ...).
+
+        Examples
+        --------
+        >>> from sparseclust.simulate import covariate_sim
+        >>> from sparseclust.sklearn import CovariateClustering
+        >>> sim = covariate_sim(40, m=1, rng=0)
+        >>> model = CovariateClustering(sim.sigma, sigma=0.1, nu=[1.0, 0.1, 0.01])
+        >>> model = model.fit(sim.data, sim.labels)
+        >>> model.classes_.tolist(), model.result_.n_clusters
+        ([0, 1, 2, 3], 9)
+        """
         if len(getattr(y, "shape", ())) == 2 and y.shape[1] == 1:
             y = column_or_1d(y, warn=True)
         _check_numbers(self, X)
@@ -586,13 +736,55 @@ class CovariateClustering(ClassifierMixin, BaseEstimator):
         return self
 
     def predict_proba(self, X: Any) -> np.ndarray:
-        """Class probabilities, columns in the order of ``classes_``."""
+        """Class probabilities, columns in the order of ``classes_``.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_covariates)
+            Rows with the fitted covariates.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape (n_samples, n_classes); each row sums to 1.
+
+        Examples
+        --------
+        >>> from sparseclust.simulate import covariate_sim
+        >>> from sparseclust.sklearn import CovariateClustering
+        >>> sim = covariate_sim(40, m=1, rng=0)
+        >>> model = CovariateClustering(sim.sigma, sigma=0.1, nu=[1.0, 0.1, 0.01])
+        >>> model = model.fit(sim.data, sim.labels)
+        >>> model.predict_proba(sim.data.head(2)).shape
+        (2, 4)
+        """
         check_is_fitted(self, "result_")
         new = _predict_input(self, X, _input_names(self.result_), finite=True)
         return self.result_.predict_proba(new).to_numpy(dtype=float)
 
     def predict(self, X: Any) -> np.ndarray:
-        """Most probable class."""
+        """Most probable class.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_covariates)
+            Rows with the fitted covariates.
+
+        Returns
+        -------
+        numpy.ndarray
+            One class per row, from ``classes_``.
+
+        Examples
+        --------
+        >>> from sparseclust.simulate import covariate_sim
+        >>> from sparseclust.sklearn import CovariateClustering
+        >>> sim = covariate_sim(40, m=1, rng=0)
+        >>> model = CovariateClustering(sim.sigma, sigma=0.1, nu=[1.0, 0.1, 0.01])
+        >>> model = model.fit(sim.data, sim.labels)
+        >>> model.predict(sim.data.head(4)).shape
+        (4,)
+        """
         check_is_fitted(self, "result_")
         new = _predict_input(self, X, _input_names(self.result_), finite=True)
         return self.result_.predict(new).to_numpy()

@@ -126,7 +126,22 @@ class Summary:
         return df[~fold], df[fold], "; ".join(why)
 
     def as_latex(self) -> str:
-        """All tables as LaTeX ``tabular`` blocks (notes as a final paragraph)."""
+        """All tables as LaTeX ``tabular`` blocks (notes as a final paragraph).
+
+        Returns
+        -------
+        str
+            One ``tabular`` block per table, each after a ``% name`` comment line.
+
+        Examples
+        --------
+        >>> from sparseclust import dpmeans
+        >>> from sparseclust.simulate import sparse_sim
+        >>> fit = dpmeans(sparse_sim(means=(0.0, 2.0, 4.0), rng=1).data, k=3)
+        >>> tex = fit.summary().as_latex()
+        >>> tex.count("begin{tabular}") == len(fit.summary().tables)
+        True
+        """
         out = []
         for name, df in self.tables.items():
             out.append(f"% {name}\n{_latex_table(self._fmt(df))}")

@@ -87,7 +87,7 @@ import numpy as np
 
 from .._engine.threads import single_blas_thread
 
-__all__ = ["HWResult", "hartigan_wong"]
+__all__ = ["HWResult", "HWRunner", "hartigan_wong"]
 
 _U = 2.0**-53  # unit roundoff of float64
 _TOL_SCALE = 8.0  # error bound of a product distance: _TOL_SCALE (p + 10) u (|x|^2 + |c|^2)
@@ -440,12 +440,15 @@ def _two_nearest(d: np.ndarray, tol: np.ndarray) -> tuple[np.ndarray, ...]:
 class _HW:
     """State of one AS 136 run; integer bookkeeping as in the Fortran (1-based steps)."""
 
-    def __init__(self, x: np.ndarray, c: np.ndarray, max_iter: int) -> None:
+    def __init__(
+        self, x: np.ndarray, c: np.ndarray, max_iter: int, scr: _Screen | None = None
+    ) -> None:
         self.x = x
         self.n, self.p = x.shape
         self.k = c.shape[0]
         self.max_iter = max_iter
-        self.scr = _Screen(x, coarse=True)
+        # the data's part of the screen is read-only: runs on the same x may share it
+        self.scr = _Screen(x, coarse=True) if scr is None else scr
         self.c = c
         self.imaxqtr = _QTRAN_STEPS * self.n  # R: isteps.Qtran = 50 * m
         self._ar = np.arange(self.n + 1)
@@ -880,16 +883,38 @@ def hartigan_wong(x: Any, centers: Any, *, max_iter: int = 10) -> HWResult:
     >>> res.wss, res.converged
     (array([2., 2.]), True)
     """
-    x = _as_data(x)
-    c = _as_centers(centers, *x.shape)
-    max_iter = _check_max_iter(max_iter)
-    k, n = c.shape[0], x.shape[0]
-    if k == 1:
-        return _one_cluster(x)
-    if k >= n:
-        raise ValueError(
-            f"number of cluster centres must lie between 1 and nrow(x) - 1 for "
-            f"Hartigan-Wong; got k={k}, n={n}"
-        )
-    with single_blas_thread():
-        return _HW(x, c, max_iter).run()
+    return HWRunner(x, max_iter=max_iter)(centers)
+
+
+class HWRunner:
+    """:func:`hartigan_wong` on fixed data from several sets of centres: the data are
+    checked, and their screen (shifted copy, norms, single-precision rows) built, once.
+
+    Examples
+    --------
+    >>> x = np.array([[0.0], [1.0], [2.0], [10.0], [11.0], [12.0]])
+    >>> run = HWRunner(x)
+    >>> run(np.array([[0.0], [10.0]])).labels, run(np.array([[12.0], [1.0]])).labels
+    (array([0, 0, 0, 1, 1, 1]), array([1, 1, 1, 0, 0, 0]))
+    """
+
+    def __init__(self, x: Any, *, max_iter: int = 10) -> None:
+        self.x = _as_data(x)
+        self.max_iter = _check_max_iter(max_iter)
+        self._scr: _Screen | None = None
+
+    def __call__(self, centers: Any) -> HWResult:
+        x = self.x
+        c = _as_centers(centers, *x.shape)
+        k, n = c.shape[0], x.shape[0]
+        if k == 1:
+            return _one_cluster(x)
+        if k >= n:
+            raise ValueError(
+                f"number of cluster centres must lie between 1 and nrow(x) - 1 for "
+                f"Hartigan-Wong; got k={k}, n={n}"
+            )
+        with single_blas_thread():
+            if self._scr is None:
+                self._scr = _Screen(x, coarse=True)
+            return _HW(x, c, self.max_iter, self._scr).run()

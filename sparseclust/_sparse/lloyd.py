@@ -28,6 +28,7 @@ from .._engine.blocks import LocalBlocks
 from .._engine.threads import single_blas_thread
 from .hartigan_wong import (
     HWResult,
+    HWRunner,
     _as_centers,
     _as_data,
     _check_max_iter,
@@ -38,7 +39,6 @@ from .hartigan_wong import (
     _seq_sqdist,
     _void_rows,
     _wss,
-    hartigan_wong,
 )
 
 __all__ = [
@@ -443,12 +443,23 @@ def _k_ms_setup(block, offset, state, view, mu, S, k):
         "sums": np.zeros((S, k, z.shape[1])),
         "xq": xq,
         "pend": None,
+        # the centred block, kept for the iterations when it is small (else recomputed)
+        "xs": xs if xs.size <= _KEEP_CENTRED else None,
     }
     return st, xq.sum()
 
 
-def _ms_dist(block, view, mu, ca, k):
-    xs = _z(block, view) - mu
+#: Blocks of at most this many cells keep their centred copy through Lloyd's iterations.
+_KEEP_CENTRED = 2**22
+
+
+def _centred(block, state, view, mu):
+    xs = state["xs"]
+    return _z(block, view) - mu if xs is None else xs
+
+
+def _ms_dist(block, state, view, mu, ca, k):
+    xs = _centred(block, state, view, mu)
     g = xs @ ca.T  # (n, A k)
     dist = (np.einsum("ij,ij->i", ca, ca)[None, :] - 2.0 * g).reshape(
         xs.shape[0], ca.shape[0] // k, k
@@ -457,7 +468,7 @@ def _ms_dist(block, view, mu, ca, k):
 
 
 def _k_ms_assign(block, offset, state, view, mu, ca, active, k):
-    _, dist = _ms_dist(block, view, mu, ca, k)
+    _, dist = _ms_dist(block, state, view, mu, ca, k)
     lab = dist.argmin(axis=2).T  # (A, n)
     changed = (lab != state["lab"][active]).any(axis=1)
     state["pend"] = lab
@@ -467,7 +478,7 @@ def _k_ms_assign(block, offset, state, view, mu, ca, active, k):
 
 def _k_ms_far(block, offset, state, view, mu, ca, k, col, top):
     """The ``top`` rows farthest from their centre in start ``col`` (stable order)."""
-    _, dist = _ms_dist(block, view, mu, ca, k)
+    _, dist = _ms_dist(block, state, view, mu, ca, k)
     n = dist.shape[0]
     lab = state["pend"][col]
     own = dist[:, col, :][np.arange(n), lab] + state["xq"]
@@ -476,7 +487,7 @@ def _k_ms_far(block, offset, state, view, mu, ca, k, col, top):
 
 
 def _k_ms_commit(block, offset, state, view, mu, keep, active, moves, it, k):
-    xs = _z(block, view) - mu
+    xs = _centred(block, state, view, mu)
     n, p = xs.shape
     lab = state["pend"][keep]
     for a, i, j in moves:
@@ -737,13 +748,14 @@ def multi_start_blocks(
         states, labs = ex.map(_k_ms_labels, states)
         labs = np.concatenate(labs, axis=1).astype(np.int64)
         seen: list[bytes] = []
+        refine = HWRunner(x, max_iter=max_iter)  # one set-up of x for the refinements
         for s in order.tolist():
             key = _canonical(labs[s]).tobytes()
             if key in seen:
                 continue
             seen.append(key)
             try:
-                res = hartigan_wong(x, cents[s] + mu, max_iter=max_iter)
+                res = refine(cents[s] + mu)
             except ValueError:  # coincident Lloyd centres or an emptied cluster: skip
                 continue
             if best is None or res.tot_withinss < best[0]:
