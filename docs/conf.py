@@ -93,13 +93,13 @@ numpydoc_validation_overrides = {
         r"^How each variable was read",  # VariableSpec: built by build_table
     ]
 }
-# DESIGNS is a mapping (data), documented by its module. Methods and properties of the
-# classes are shown on the class pages but not validated (see docs/decisions.md).
+# DESIGNS is a mapping (data), documented by its module. The methods and properties on
+# the class pages are validated like the functions (tests/test_docstrings.py checks the
+# same without a build).
 numpydoc_validation_exclude = {
     r"\._[a-z]",
     r"\.__[a-z]+__$",
     r"^sparseclust\.simulate\.DESIGNS$",
-    r"^sparseclust\.(\w+\.)?[A-Z]\w*\.\w+$",
 }
 
 # -- MyST (the guide pages and the gallery are Markdown) -----------------------------

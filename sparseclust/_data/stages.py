@@ -695,9 +695,12 @@ def warn_spread(numeric: np.ndarray, names: Sequence[str], *, scale: bool) -> No
     """
     if scale or written("scale") or numeric.shape[1] < 2 or numeric.shape[0] < 2:
         return
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns
-        sd = np.nanstd(numeric, axis=0, ddof=1)
+    if not np.isnan(numeric).any():  # complete data: the plain sd (nanstd copies)
+        sd = numeric.std(axis=0, ddof=1)
+    else:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns
+            sd = np.nanstd(numeric, axis=0, ddof=1)
     ok = np.isfinite(sd) & (sd > 0)
     if ok.sum() < 2:
         return
