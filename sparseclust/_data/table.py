@@ -671,7 +671,7 @@ def transform_like(
     >>> transform_like(fit.spec, pd.DataFrame({"x": [1.0], "g": ["c"]}))
     Traceback (most recent call last):
     ...
-    ValueError: Column 'g' has values not among its levels: ['c'] (levels: ['a', 'b']). The fit saw only these levels; recode or drop those rows of newdata first.
+    ValueError: Column 'g' has values not among its levels: ['c'] (levels: ['a', 'b']). ... or pass unseen='na' (their labels are <NA>).
     """
     check_choice("missing", missing, ["raise", "drop", "native"])
     check_choice("unseen", unseen, ["raise", "na"])
