@@ -491,7 +491,7 @@ class CraftResult(ClusterResult):
         >>> import matplotlib.pyplot as plt
         >>> from sparseclust import craft
         >>> from sparseclust.simulate import craft_fig2a
-        >>> fit = craft(craft_fig2a(n_per_cluster=20, rng=1).data, m=1 / 3, rng=0)
+        >>> fit = craft(craft_fig2a(n_per_cluster=15, rng=1).data, m=1 / 3, k_max=4, rng=0)
         >>> ax = fit.plot_k_selection()
         >>> ax.get_xlabel()
         'number of clusters K'
