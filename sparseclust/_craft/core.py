@@ -237,15 +237,23 @@ def _code_type(L: np.ndarray) -> type:
 
 
 def prepare(
-    numeric: np.ndarray, codes: np.ndarray, n_levels: list[int], *, alpha: float
+    numeric: np.ndarray,
+    codes: np.ndarray,
+    n_levels: list[int],
+    *,
+    alpha: float,
+    overwrite: bool = False,
 ) -> CraftData:
-    """Build :class:`CraftData` from a numeric block (NaN = missing) and integer codes."""
+    """Build :class:`CraftData` from a numeric block (NaN = missing) and integer codes.
+
+    ``overwrite=True``: ``numeric`` is the caller's own scratch copy, used for the
+    deviations from the column means (one block less at the peak; same numbers)."""
     P = numeric.shape[1]
     obs = ~np.isnan(numeric)
     X0 = np.where(obs, numeric, 0.0)
     cnt = obs.sum(axis=0)
     col_mean = np.divide(X0.sum(axis=0), cnt, out=np.zeros(P), where=cnt > 0)
-    dev = numeric - col_mean
+    dev = np.subtract(numeric, col_mean, out=numeric if overwrite else None)
     np.copyto(dev, 0.0, where=~obs)
     col_sd = np.sqrt(np.divide(np.multiply(dev, dev, out=dev).sum(axis=0), np.maximum(cnt - 1, 1)))
     M = None if obs.all() else obs

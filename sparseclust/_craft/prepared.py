@@ -39,12 +39,16 @@ def prepare_table(table: ColumnTable, scale: bool, alpha: float) -> Prepared:
     (mean 0, sd 1; a constant column keeps sd 1; a tiny sd is computed from scaled
     deviations, :func:`~sparseclust._data.stages.repair_sd`), level shares smoothed by
     ``alpha``."""
-    num = table.numeric.copy()
+    num = table.numeric
     center = sd = None
     if scale and num.shape[1]:
         center = np.nanmean(num, axis=0)
         sd = repair_sd(num, center, np.nanstd(num, axis=0, ddof=1))
         sd = np.where(sd > 0, sd, 1.0)
-        num = (num - center) / sd
+        num = np.subtract(num, center)  # one scratch block, scaled in place
+        num /= sd
+    else:
+        num = num.copy()
     n_levels = [len(table.levels[c]) for c in table.categorical_names]
-    return Prepared(table, core.prepare(num, table.codes, n_levels, alpha=alpha), center, sd)
+    data = core.prepare(num, table.codes, n_levels, alpha=alpha, overwrite=True)
+    return Prepared(table, data, center, sd)
