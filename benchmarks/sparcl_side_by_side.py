@@ -39,7 +39,13 @@ Install R and sparcl (Debian/Ubuntu, as root)::
 Without ``Rscript`` or sparcl the script prints the last recorded run
 (``sparcl_side_by_side.json`` next to it, with its date).
 
+Each child also reports its CPU time for the call (R: user + system of
+``system.time``; Python: ``time.process_time``), shown next to the wall times: on a
+shared machine the wall time includes waiting for a core. ``--tasks`` reruns some
+calls only; the record keeps the other rows with the date of their run.
+
 Run: python benchmarks/sparcl_side_by_side.py [--repeats 3] [--sizes 200x1000,1000x1000]
+[--tasks kmeans,hclust] [--skip-n-jobs]
 """
 
 from __future__ import annotations
@@ -73,7 +79,7 @@ x <- as.matrix(read.csv('{path}', header=FALSE)); dimnames(x) <- NULL
 set.seed({seed})
 if ({warm}) {{ x0 <- x; x <- x0[1:60, ]; invisible(capture.output({{ {code} }})); x <- x0 }}
 invisible(capture.output(t <- system.time({{ {code} }})))
-cat(sprintf('TIME %.6f\\n', t[['elapsed']]))
+cat(sprintf('TIME %.6f %.6f\\n', t[['elapsed']], t[['user.self']] + t[['sys.self']]))
 """
 
 PY_CODE = {
@@ -93,9 +99,9 @@ if {warm}:
     x0, x = x, x[:60]
     {code}
     x = x0
-t = time.perf_counter()
+t, c = time.perf_counter(), time.process_time()
 {code}
-print(f"TIME {{time.perf_counter() - t:.6f}}")
+print(f"TIME {{time.perf_counter() - t:.6f}} {{time.process_time() - c:.6f}}")
 """
 
 
@@ -107,8 +113,9 @@ def simulate(n: int, p: int, seed: int = 0) -> np.ndarray:
     return X
 
 
-def run_child(argv: list[str], timeout: float) -> tuple[float | None, float, str]:
-    """(seconds timed inside the child or None, peak RSS in MiB, a note)."""
+def run_child(argv: list[str], timeout: float) -> tuple[float | None, float, str, float | None]:
+    """(wall seconds timed inside the child or None, peak RSS in MiB, a note, CPU seconds
+    of the child's process for the same call or None)."""
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     start = time.monotonic()
     while True:
@@ -118,15 +125,16 @@ def run_child(argv: list[str], timeout: float) -> tuple[float | None, float, str
         if time.monotonic() - start > timeout:
             proc.kill()
             _, status, usage = os.wait4(proc.pid, 0)
-            return None, usage.ru_maxrss / 1024, f"> {timeout:.0f} s (stopped)"
+            return None, usage.ru_maxrss / 1024, f"> {timeout:.0f} s (stopped)", None
         time.sleep(0.05)
     out, err = proc.stdout.read(), proc.stderr.read()
     proc.returncode = os.waitstatus_to_exitcode(status)
     for line in out.splitlines():
         if line.startswith("TIME "):
-            return float(line.split()[1]), usage.ru_maxrss / 1024, ""
+            wall, cpu = (float(v) for v in line.split()[1:3])
+            return wall, usage.ru_maxrss / 1024, "", cpu
     last = (err.strip().splitlines() or ["failed"])[-1]
-    return None, usage.ru_maxrss / 1024, last[:70]
+    return None, usage.ru_maxrss / 1024, last[:70], None
 
 
 def sparcl_available() -> bool:
@@ -160,12 +168,12 @@ def _mem_available() -> float:
     return float("inf")
 
 
-def side_by_side(sizes, repeats: int, timeout: float, tmp: Path) -> list[dict]:
+def side_by_side(sizes, repeats: int, timeout: float, tmp: Path, tasks=TASKS) -> list[dict]:
     rows = []
     for n, p in sizes:
         path = tmp / f"x_{n}x{p}.csv"
         np.savetxt(path, simulate(n, p), delimiter=",", fmt="%.17g")
-        for task in TASKS:
+        for task in tasks:
             ours = [task] + (["hclust_sparcl"] if task == "hclust" else [])
             reps = repeats if n * p < 10**6 or (task == "kmeans" and n * p <= 10**6) else 1
             reps = 1 if task == "permute" else reps
@@ -178,28 +186,38 @@ def side_by_side(sizes, repeats: int, timeout: float, tmp: Path) -> list[dict]:
                     code = R_TEMPLATE.format(
                         path=path, seed=r + 1, code=R_CODE[task], warm="TRUE" if warm else "FALSE"
                     )
-                    t, mem, why = run_child(["Rscript", "-e", code], timeout)
-                    res["sparcl"].append((t, mem))
+                    t, mem, why, cpu = run_child(["Rscript", "-e", code], timeout)
+                    res["sparcl"].append((t, mem, cpu))
                     note = why or note
                 for k in ours:
                     code = PY_CODE[k].format(seed=r, n_jobs=2)
                     py = PY_TEMPLATE.format(path=path, code=code, warm=warm)
-                    res[k].append(run_child([sys.executable, "-c", py], 4 * timeout)[:2])
+                    t, mem, _, cpu = run_child([sys.executable, "-c", py], 4 * timeout)
+                    res[k].append((t, mem, cpu))
             rows.append(_summarise(n, p, task, res, note))
             print(_row_text(rows[-1]), flush=True)
     return rows
 
 
 def _summarise(n, p, task, res, note) -> dict:
-    def med(vals):
-        ts = [t for t, _ in vals if t is not None]
-        return (float(np.median(ts)) if ts else None, max((m for _, m in vals), default=None))
+    def med(vals, i=0):
+        ts = [v[i] for v in vals if v[i] is not None]
+        return float(np.median(ts)) if ts else None
 
-    row = {"size": f"{n} x {p}", "task": task, "note": note}
-    row["sparcl_s"], row["sparcl_mib"] = med(res["sparcl"])
-    row["ours_s"], row["ours_mib"] = med(res[task])
+    def summary(vals):  # median wall, peak memory, median CPU
+        return med(vals), max((v[1] for v in vals), default=None), med(vals, 2)
+
+    row = {"size": f"{n} x {p}", "task": task, "note": note, "repeats": len(res[task])}
+    row["date"] = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    row["sparcl_s"], row["sparcl_mib"], row["sparcl_cpu_s"] = summary(res["sparcl"])
+    row["ours_s"], row["ours_mib"], row["ours_cpu_s"] = summary(res[task])
     if "hclust_sparcl" in res:
-        row["ours_sparcl_mode_s"], row["ours_sparcl_mode_mib"] = med(res["hclust_sparcl"])
+        s, m, c = summary(res["hclust_sparcl"])
+        row["ours_sparcl_mode_s"], row["ours_sparcl_mode_mib"], row["ours_sparcl_mode_cpu_s"] = (
+            s,
+            m,
+            c,
+        )
     return row
 
 
@@ -214,11 +232,16 @@ def _row_text(r: dict) -> str:
         f"{_fmt(r['sparcl_mib'], ' MiB'):>10} | sparseclust {_fmt(r['ours_s'], ' s'):>9} "
         f"{_fmt(r['ours_mib'], ' MiB'):>10} | ratio {_fmt(ratio, 'x'):>7}"
     )
+    if r.get("sparcl_cpu_s") and r.get("ours_cpu_s"):
+        text += f" | CPU {_fmt(r['sparcl_cpu_s'], ' s')} / {_fmt(r['ours_cpu_s'], ' s')}"
+        text += f" = {_fmt(r['sparcl_cpu_s'] / r['ours_cpu_s'], 'x')}"
     if "ours_sparcl_mode_s" in r:
         rel = r["ours_sparcl_mode_s"] / r["ours_s"] if r["ours_s"] else None
         text += (
-            f" | weights='sparcl' {_fmt(r['ours_sparcl_mode_s'], ' s')} ({_fmt(rel, 'x')} of exact)"
+            f" | weights='sparcl' {_fmt(r['ours_sparcl_mode_s'], ' s')} ({_fmt(rel, 'x')} of exact"
         )
+        cpu, cpu0 = r.get("ours_sparcl_mode_cpu_s"), r.get("ours_cpu_s")
+        text += f"; CPU {_fmt(cpu, ' s')}, {_fmt(cpu / cpu0, 'x')})" if cpu and cpu0 else ")"
     return text + (f"  [{r['note']}]" if r["note"] else "")
 
 
@@ -233,7 +256,7 @@ def n_jobs_table(sizes, repeats: int, tmp: Path) -> list[dict]:
             for jobs in (1, 2):
                 code = PY_CODE["permute"].format(seed=r, n_jobs=jobs)
                 py = PY_TEMPLATE.format(path=path, code=code, warm=False)
-                t, _ = run_child([sys.executable, "-c", py], 3600)[:2]
+                t = run_child([sys.executable, "-c", py], 3600)[0]
                 times[jobs].append(t)
         row = {"size": f"{n} x {p}", "serial_s": times[1], "n_jobs2_s": times[2]}
         row["speedup"] = float(np.median(times[1]) / np.median(times[2]))
@@ -255,7 +278,8 @@ def print_record() -> None:
     print(f"Rscript with sparcl not found; the last recorded run, {rec['date']}:")
     print(rec["machine"])
     for r in rec["rows"]:
-        print(_row_text(r))
+        when = f"  (run of {r['date']})" if r.get("date", rec["date"]) != rec["date"] else ""
+        print(_row_text(r) + when)
     for r in rec.get("n_jobs", []):
         print(
             f"{r['size']:>12} permute n_jobs=1 median {np.median(r['serial_s']):.2f} s, "
@@ -268,9 +292,13 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--timeout", type=float, default=900.0, help="seconds per sparcl call")
     ap.add_argument("--sizes", default=",".join(f"{n}x{p}" for n, p in SIZES))
+    ap.add_argument("--tasks", default=",".join(TASKS), help="a subset of " + ",".join(TASKS))
     ap.add_argument("--skip-n-jobs", action="store_true")
     args = ap.parse_args()
     sizes = [tuple(int(v) for v in s.split("x")) for s in args.sizes.split(",")]
+    tasks = [t for t in args.tasks.split(",") if t]
+    if set(tasks) - set(TASKS):
+        ap.error(f"--tasks takes {TASKS}; got {args.tasks!r}")
     if not sparcl_available():
         print_record()
         return
@@ -286,7 +314,7 @@ def main() -> None:
     )
     print(machine, flush=True)
     with tempfile.TemporaryDirectory() as d:
-        rows = side_by_side(sizes, args.repeats, args.timeout, Path(d))
+        rows = side_by_side(sizes, args.repeats, args.timeout, Path(d), tasks)
         jobs = (
             []
             if args.skip_n_jobs
@@ -300,7 +328,24 @@ def main() -> None:
         "rows": rows,
         "n_jobs": jobs,
     }
-    RECORD.write_text(json.dumps(record, indent=1) + "\n")
+    RECORD.write_text(json.dumps(_merged(record, args.skip_n_jobs), indent=1) + "\n")
+
+
+def _merged(record: dict, skip_n_jobs: bool) -> dict:
+    """The new record, keeping the recorded rows this run did not repeat (each row has
+    its own date) and the recorded n_jobs table when it was skipped."""
+    if not RECORD.exists():
+        return record
+    old = json.loads(RECORD.read_text())
+    done = {(r["size"], r["task"]) for r in record["rows"]}
+    kept = [r for r in old.get("rows", []) if (r["size"], r["task"]) not in done]
+    for r in kept:
+        r.setdefault("date", old.get("date"))
+        r.setdefault("machine", old.get("machine"))
+    record["rows"] = kept + record["rows"]
+    if skip_n_jobs:
+        record["n_jobs"] = old.get("n_jobs", [])
+    return record
 
 
 if __name__ == "__main__":

@@ -36,6 +36,8 @@ class Command:
     #: arguments the ``Call:`` line always shows (the method's main choices), even at
     #: their defaults: the printed call says what was run
     show: tuple[str, ...] = ()
+    #: an example command line, listed by ``--help``
+    example: str = ""
 
 
 def _lam(text: str) -> float | str:
@@ -64,7 +66,7 @@ class _Call:
     computed: dict[str, Callable[[argparse.Namespace], Any]] = field(default_factory=dict)
     seeded: bool = True
 
-    def __call__(self, args: argparse.Namespace, x: Any, data: Any) -> Any:
+    def __call__(self, args: argparse.Namespace, x: Any, data: Any, **extra: Any) -> Any:
         import sparseclust
 
         kwargs = {name: getattr(args, name) for name in self.options}
@@ -84,7 +86,8 @@ class _Call:
         }
         if data is not None:
             kwargs["data"] = data
-        return func(x, **kwargs)
+        kwargs = {n: v for n, v in kwargs.items() if n in defaults}
+        return func(x, **kwargs, **extra)
 
 
 def _is_default(value: Any, default: Any) -> bool:
@@ -281,6 +284,65 @@ _sparse_hclust_run = _Call(
 )
 
 
+def _entropy_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("entropy clustering (binary data)")
+    _penalty_args(g, "number of clusters (lambda calibrated)")
+    g.add_argument("--n-init", type=int, default=10, help="restarts (default 10)")
+
+
+_entropy_run = _Call("entropy_clustering", ("lam", "k", "max_iter", "n_init"))
+
+
+def _dp_rf_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("DP-RF")
+    g.add_argument("--m", type=float, default=0.5, help="fraction of features per cluster")
+    _penalty_args(g, "number of clusters (lambda calibrated)")
+    g.add_argument("--n-init", type=int, default=10, help="restarts (default 10)")
+    _scale_option(g, "standardise numeric variables first (default: raw, as DP-means)")
+
+
+_dp_rf_run = _Call("dp_rf", ("m", "lam", "k", "max_iter", "n_init", "scale"))
+
+
+def _hclust_permute_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("permutation tuning of sparse hierarchical clustering")
+    g.add_argument(
+        "--wbounds", type=float, nargs="+", default=None, help="bounds to try (default: grid)"
+    )
+    g.add_argument("--nperms", type=int, default=10, help="permutations (default 10)")
+    _choice(g, "--rule", ["max", "1se"])
+    _choice(g, "--method", ["average", "complete", "single", "centroid"])
+    g.add_argument("--k", type=int, default=None, help="cut the chosen tree into k clusters")
+    g.add_argument("--n-jobs", type=int, default=None, help="parallel permutations (-1: all)")
+    _sparse_common(g)
+
+
+_hclust_permute_run = _Call(
+    "hclust_sparse_permute",
+    ("wbounds", "nperms", "rule", "method", "k", "n_jobs", "weights", "scale"),
+)
+
+
+def _covariate_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("convex covariate clustering (the --label column is the class)")
+    _choice(g, "--method", ["convex_fusion", "convex_clustering", "kmeans"])
+    _choice(g, "--select", ["marginal_likelihood", "cv"])
+    g.add_argument("--knn", type=int, default=None, help="keep each covariate's knn similarities")
+    g.add_argument("--sigma", type=float, default=None, help="prior sd (default: chosen by CV)")
+    g.add_argument("--n-jobs", type=int, default=None, help="parallel scoring (-1: all)")
+    _scale_option(g, "standardise the covariates (default: yes, as the paper)")
+
+
+def _covariate_run(args: argparse.Namespace, x: Any, data: Any) -> Any:
+    """``covariate_clustering`` of ``x`` on the ``--label`` column (the classes)."""
+    if args.label_values is None:
+        raise ValueError("covariate needs the classes: give --label COLUMN (or a --dataset).")
+    if data is not None:  # a formula: the classes stay the --label column
+        x = data.drop(columns=[args.label_values.name])
+    run = _Call("covariate_clustering", ("method", "select", "knn", "sigma", "n_jobs", "scale"))
+    return run(args, x, None, y=args.label_values)
+
+
 COMMANDS: dict[str, Command] = {
     "craft": Command(
         "CRAFT: clustering with cluster-specific feature selection, numeric and categorical "
@@ -289,19 +351,27 @@ COMMANDS: dict[str, Command] = {
         _craft_run,
         lambda r: r.plot_subspaces(),
         show=("m", "budget"),
+        example="craft --dataset penguins --drop year --m 0.5 --k 3 --summary-out fit.html",
     ),
-    "dpmeans": Command("DP-means clustering (Kulis & Jordan 2012)", _dpmeans_args, _dpmeans_run),
+    "dpmeans": Command(
+        "DP-means clustering (Kulis & Jordan 2012)",
+        _dpmeans_args,
+        _dpmeans_run,
+        example="dpmeans --data survey.parquet --k 4 --scale --labels-out labels.csv",
+    ),
     "sparse-kmeans": Command(
         "sparse k-means for one L1 bound (Witten & Tibshirani 2010; sparcl's KMeansSparseCluster)",
         _sparse_kmeans_args,
         _sparse_kmeans_run,
         lambda r: r.plot_weights().figure,
+        example="sparse-kmeans --dataset wine --scale --k 3 --wbound 2.5",
     ),
     "kmeans-permute": Command(
         "choose the L1 bound of sparse k-means by the permutation gap statistic "
         "(sparcl's KMeansSparseCluster.permute)",
         _kmeans_permute_args,
         _kmeans_permute_run,
+        example="kmeans-permute --data genes.csv --drop id --k 3 --nperms 25 --plot-out gap.png",
     ),
     "sparse-hclust": Command(
         "sparse hierarchical clustering (Witten & Tibshirani 2010; sparcl's "
@@ -309,21 +379,65 @@ COMMANDS: dict[str, Command] = {
         _sparse_hclust_args,
         _sparse_hclust_run,
         lambda r: r.plot(),
+        example="sparse-hclust --dataset wine --scale --k 3 --plot-out tree.png",
+    ),
+    "hclust-permute": Command(
+        "choose the L1 bound of sparse hierarchical clustering by the permutation gap "
+        "statistic (sparcl's HierarchicalSparseCluster.permute)",
+        _hclust_permute_args,
+        _hclust_permute_run,
+        example="hclust-permute --dataset wine --scale --nperms 5 --k 3",
+    ),
+    "dp-rf": Command(
+        "DP-RF: DP-means(R) with CRAFT's feature selection (CRAFT paper, Fig. 5)",
+        _dp_rf_args,
+        _dp_rf_run,
+        lambda r: r.plot_subspaces(),
+        show=("m",),
+        example="dp-rf --dataset penguins --drop year --k 3 --scale",
+    ),
+    "entropy": Command(
+        "entropy clustering of binary data (CRAFT supplementary, Algorithm 3)",
+        _entropy_args,
+        _entropy_run,
+        lambda r: r.plot_objective().figure,
+        example="entropy --dataset zoo --drop legs --k 7",
+    ),
+    "covariate": Command(
+        "convex covariate clustering: cluster the covariates of a classification problem "
+        "(Andrade, Fukumizu & Okajima); --label names the class column",
+        _covariate_args,
+        _covariate_run,
+        lambda r: r.plot_path(),
+        example="covariate --dataset wine --label class --labels-out clusters.csv",
     ),
 }
 
 
 def _parser() -> argparse.ArgumentParser:
+    examples = "\n".join(f"  python -m sparseclust {c.example}" for c in COMMANDS.values())
     parser = argparse.ArgumentParser(
         prog="python -m sparseclust",
-        description="Clustering with feature selection on a CSV file or a shipped dataset.",
-        epilog="Example: python -m sparseclust craft --dataset wine --m 0.5 --k 3",
+        description="Clustering with feature selection on a CSV or Parquet file or a shipped "
+        "dataset: prints the fit and its summary, writes labels, the summary and a plot.",
+        epilog=f"examples:\n{examples}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = parser.add_subparsers(dest="command", metavar="method", required=True)
     for name, cmd in COMMANDS.items():
-        p = sub.add_parser(name, help=cmd.help, description=cmd.help)
+        p = sub.add_parser(
+            name,
+            help=cmd.help,
+            description=cmd.help,
+            epilog=f"example:\n  python -m sparseclust {cmd.example}",
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
         src = p.add_mutually_exclusive_group(required=True)
-        src.add_argument("--data", metavar="FILE.csv", help="CSV file with a header row")
+        src.add_argument(
+            "--data",
+            metavar="FILE",
+            help="CSV file with a header row, or Parquet (.parquet, .pq; needs pyarrow)",
+        )
         src.add_argument(
             "--dataset",
             metavar="NAME",
@@ -363,7 +477,17 @@ def _parser() -> argparse.ArgumentParser:
             default=DEFAULT_SEED,
             help=f"random seed (default {DEFAULT_SEED}: the same result on every run)",
         )
-        p.add_argument("--labels-out", metavar="FILE.csv", help="write the cluster labels here")
+        p.add_argument(
+            "--labels-out",
+            metavar="FILE",
+            help="write the cluster labels here (CSV; .parquet for Parquet; covariate: "
+            "each covariate's cluster)",
+        )
+        p.add_argument(
+            "--summary-out",
+            metavar="FILE",
+            help="write the summary here: text, or HTML for a .html name",
+        )
         p.add_argument("--plot-out", metavar="FILE.png", help="write the result's main plot here")
         cmd.add_arguments(p)
     return parser
@@ -382,7 +506,7 @@ def _load(args: argparse.Namespace) -> tuple[Any, Any]:
         label = args.label or datasets.list_datasets().set_index("name").loc[args.dataset, "label"]
     else:
         try:
-            df = pd.read_csv(args.data)
+            df = _read_file(args.data)
         except FileNotFoundError:
             raise ValueError(f"--data: no such file {args.data!r}") from None
         except OSError as err:  # a directory, no permission, ...
@@ -412,11 +536,52 @@ def _load(args: argparse.Namespace) -> tuple[Any, Any]:
     return (x, None), y
 
 
+def _read_file(path: str) -> Any:
+    """A CSV file, or Parquet by its extension (pandas with pyarrow)."""
+    import pandas as pd
+
+    if path.lower().endswith((".parquet", ".pq")):
+        try:
+            import pyarrow  # noqa: F401 - the engine pandas needs
+        except ImportError:
+            raise ValueError(
+                f"--data: reading Parquet ({path!r}) needs pyarrow, which is not installed; "
+                "pip install pyarrow, or give a CSV file."
+            ) from None
+        return pd.read_parquet(path)
+    return pd.read_csv(path)
+
+
+def _write_outputs(args: argparse.Namespace, result: Any, cmd: Command) -> None:
+    """``--labels-out``, ``--summary-out`` and ``--plot-out``."""
+    if args.labels_out:
+        labels = getattr(result, "clusters", None)  # covariate clustering: covariates
+        frame = (labels if labels is not None else result.labels).rename("cluster").to_frame()
+        if args.labels_out.lower().endswith((".parquet", ".pq")):
+            frame.to_parquet(args.labels_out)
+        else:
+            frame.to_csv(args.labels_out)
+        print(f"\nLabels written to {args.labels_out}")
+    if args.summary_out:
+        summary = result.summary()
+        html = args.summary_out.lower().endswith((".html", ".htm"))
+        with open(args.summary_out, "w", encoding="utf-8") as fh:
+            fh.write(summary._repr_html_() if html else str(summary) + "\n")  # noqa: SLF001
+        print(f"Summary written to {args.summary_out}")
+    if args.plot_out:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        cmd.plot(result).savefig(args.plot_out, dpi=120)
+        print(f"Plot written to {args.plot_out}")
+
+
 def _data_name(args: argparse.Namespace) -> str:
     """How the ``Call:`` line names the data: the shipped data set or the CSV file."""
     if args.dataset is not None:
         return args.dataset
-    return f"read_csv({args.data!r})"
+    reader = "read_parquet" if args.data.lower().endswith((".parquet", ".pq")) else "read_csv"
+    return f"{reader}({args.data!r})"
 
 
 def _as_options(text: str, sub: argparse.ArgumentParser) -> str:
@@ -460,6 +625,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             (x, data), y = _load(args)
+            args.label_values = y
             with call_context(data_name=_data_name(args), show=cmd.show):
                 result = cmd.run(args, x, data)
     except (ValueError, TypeError) as err:
@@ -471,20 +637,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"Seed: {args.seed} (--seed N for another random start)")
     print()
     print(result.summary())
-    if y is not None:
+    if y is not None and args.command != "covariate":  # covariates have no row labels
         from .metrics import cluster_report
 
         rep = cluster_report(y, result.labels, dropna=True)
         print()
         print(f"Agreement of the clusters with {y.name!r}:")
         print(rep.to_string(float_format=lambda v: f"{v:.4f}"))
-    if args.labels_out:
-        result.labels.rename("cluster").to_frame().to_csv(args.labels_out)
-        print(f"\nLabels written to {args.labels_out}")
-    if args.plot_out:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        cmd.plot(result).savefig(args.plot_out, dpi=120)
-        print(f"Plot written to {args.plot_out}")
+    _write_outputs(args, result, cmd)
     return 0

@@ -248,10 +248,13 @@ def plot_calibration(result: Any, ax: Any = None, **kwargs: Any) -> Any:
 
 
 def plot_profiles(result: Any, ax: Any = None, *, max_variables: int = 40, **kwargs: Any) -> Any:
-    """Heatmap of the cluster profiles, one row per variable.
+    """Heatmap of the cluster profiles, one row per variable, on two colour scales.
 
-    Numeric means are shown as z-scores of the overall mean and sd; categorical
-    variables by the share of their most frequent level.
+    Numeric variables: the cluster mean as a z-score of the overall mean and sd, on a
+    diverging scale symmetric about 0 (``RdBu_r``). Categorical variables: the share of
+    the cluster's rows at the variable's most frequent level, on a sequential scale
+    from 0 to 1 (``Greens``). Each scale has its own labelled colour bar, so a share
+    of 0.9 does not read as z = +0.9; the cells are annotated with their values.
 
     Parameters
     ----------
@@ -262,13 +265,12 @@ def plot_profiles(result: Any, ax: Any = None, *, max_variables: int = 40, **kwa
     max_variables : int, default 40
         Show at most this many variables (the first ones).
     **kwargs
-        Passed to ``Axes.imshow`` (defaults ``cmap="RdBu_r"``, a colour scale
-        symmetric about 0).
+        Passed to ``Axes.imshow`` of the numeric rows (default ``cmap="RdBu_r"``).
 
     Returns
     -------
     matplotlib.axes.Axes
-        The axes drawn on (a colour bar is added beside it).
+        The axes drawn on (colour bars are added beside it).
 
     Examples
     --------
@@ -280,10 +282,55 @@ def plot_profiles(result: Any, ax: Any = None, *, max_variables: int = 40, **kwa
     >>> ax = plot_profiles(fit)
     >>> ax.get_xlabel()
     'cluster'
+    >>> [bar.get_ylabel() for bar in ax.figure.axes[1:]]  # the two colour bars
+    ['numeric: z-score of the cluster mean', 'categorical: share at the top level']
     >>> plt.close(ax.figure)
     """
+    M, labels, is_share, clusters = _profile_rows(result, max_variables)
+    label_in = 0.075 * max((len(str(lab)) for lab in labels), default=0)  # room for long names
+    ax = _axes(ax, figsize=(2.6 + label_in + 0.7 * len(clusters), 1.2 + 0.3 * len(labels)))
+    z = np.ma.masked_array(M, mask=np.repeat(is_share[:, None], M.shape[1], axis=1))
+    lim = float(np.nanmax(np.abs(z))) if z.count() and np.isfinite(z).any() else 1.0
+    kwargs.setdefault("cmap", "RdBu_r")
+    kwargs.setdefault("vmin", -lim)
+    kwargs.setdefault("vmax", lim)
+    ims = []
+    if (~is_share).any():
+        ims.append((ax.imshow(z, aspect="auto", **kwargs), "numeric: z-score of the cluster mean"))
+    if is_share.any():
+        shares = np.ma.masked_array(M, mask=~np.ma.getmaskarray(z))
+        im = ax.imshow(shares, aspect="auto", cmap="Greens", vmin=0.0, vmax=1.0)
+        ims.append((im, "categorical: share at the top level"))
+    for r in range(M.shape[0]):
+        for c in range(M.shape[1]):
+            if np.isfinite(M[r, c]):
+                strong = abs(M[r, c]) > 0.6 * (1.0 if is_share[r] else lim)
+                text = f"{M[r, c]:.2f}" if is_share[r] else f"{M[r, c]:+.1f}".replace("-0.0", "0.0")
+                ax.text(
+                    c,
+                    r,
+                    text,
+                    ha="center",
+                    va="center",
+                    fontsize=7,
+                    color="white" if strong else "black",
+                )
+    ax.set_xticks(range(len(clusters)), [str(c) for c in clusters])
+    ax.set_yticks(range(len(labels)), labels, fontsize=8)
+    ax.set_xlabel("cluster")
+    ax.set_title(f"{result.method_name}: cluster profiles")
+    for im, label in ims:
+        bar = ax.figure.colorbar(im, ax=ax, shrink=0.8, pad=0.02)
+        bar.set_label(label, fontsize=8)
+        bar.ax.tick_params(labelsize=7)
+    return ax
+
+
+def _profile_rows(result: Any, max_variables: int) -> tuple[np.ndarray, list, np.ndarray, list]:
+    """(values, row labels, which rows are shares, clusters) of :func:`plot_profiles`:
+    a numeric variable's z-scores, a categorical one's shares at its top level."""
     prof = result.profiles()
-    rows, labels = [], []
+    rows, labels, share = [], [], []
     clusters = [c for c in prof.columns if c != "overall"]
     for var in dict.fromkeys(prof.index.get_level_values(0)):
         block = prof.loc[var]
@@ -292,26 +339,14 @@ def plot_profiles(result: Any, ax: Any = None, *, max_variables: int = 40, **kwa
             z = (block.loc["mean", clusters] - block.loc["mean", "overall"]) / (sd if sd > 0 else 1)
             rows.append(z.to_numpy(dtype=float))
             labels.append(f"{var} (z)")
+            share.append(False)
         else:
             top = block["overall"].astype(float).idxmax()
             rows.append(block.loc[top, clusters].to_numpy(dtype=float))
             labels.append(f"{var}={top} (share)")
-    M = np.vstack(rows)[:max_variables]
-    labels = labels[:max_variables]
-    label_in = 0.075 * max((len(str(lab)) for lab in labels), default=0)  # room for long names
-    ax = _axes(ax, figsize=(1.6 + label_in + 0.6 * len(clusters), 1.0 + 0.28 * len(labels)))
-    kwargs.setdefault("cmap", "RdBu_r")
-    kwargs.setdefault("aspect", "auto")
-    lim = np.nanmax(np.abs(M)) if np.isfinite(M).any() else 1.0
-    kwargs.setdefault("vmin", -lim)
-    kwargs.setdefault("vmax", lim)
-    im = ax.imshow(M, **kwargs)
-    ax.set_xticks(range(len(clusters)), [str(c) for c in clusters])
-    ax.set_yticks(range(len(labels)), labels, fontsize=8)
-    ax.set_xlabel("cluster")
-    ax.set_title(f"{result.method_name}: cluster profiles")
-    ax.figure.colorbar(im, ax=ax, shrink=0.8)
-    return ax
+            share.append(True)
+    n = min(len(rows), max_variables)
+    return np.vstack(rows)[:n], labels[:n], np.asarray(share[:n], dtype=bool), clusters
 
 
 # ----------------------------------------------------------------------------- subspaces
@@ -500,7 +535,9 @@ def plot_k_selection(table: Any, *, ax: Any = None, **kwargs: Any) -> Any:
         2 (the test of K = 1 against K = 2, stated in the legend with the verdict the
         fit stored in ``table.attrs["gap_test"]``). An optional
         boolean ``chosen`` marks the selected K (a red circle; a chosen K = 1 in a
-        stability table, which has no stability, as a dashed red line).
+        stability table, which has no stability, as a dashed red line). When the fit
+        found the curve flat at the chosen K (``table.attrs["flat"]``: it does not
+        beat a neighbouring K beyond one standard error), the plot says so.
     ax : Axes, optional
         Where to draw; by default a new figure.
     **kwargs
@@ -576,7 +613,8 @@ def plot_k_selection(table: Any, *, ax: Any = None, **kwargs: Any) -> Any:
         for v in k[chosen & ~shown_k]:
             ax.axvline(v, color="red", linestyle="--", label=f"chosen K = {v:g}")
     if stability or chosen.any():
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=9, framealpha=0.9, loc="best")
+    flat = bool(table.attrs.get("flat")) and chosen.any()  # the verdict the fit stored
     from matplotlib.ticker import MaxNLocator
 
     if stability:
@@ -584,7 +622,10 @@ def plot_k_selection(table: Any, *, ax: Any = None, **kwargs: Any) -> Any:
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("number of clusters K")
     ax.set_ylabel("stability across subsamples" if stability else "gap statistic")
-    ax.set_title("Choice of the number of clusters")
+    title = "Choice of the number of clusters"
+    if flat:
+        title += f"\nflat: K = {k[chosen][0]:g} does not beat a neighbouring K beyond noise"
+    ax.set_title(title, **({"fontsize": 10, "color": "darkred"} if flat else {}))
     return ax
 
 
@@ -711,16 +752,19 @@ def plot_weights_path(path: Any, *, ncols: int = 2, **kwargs: Any) -> Any:
 
 
 def plot_gap(result: Any, ax: Any = None, **kwargs: Any) -> Any:
-    """Plot the gap statistic against the number of non-zero weights, as sparcl does.
+    """Plot the gap statistic against the L1 bound, with the number of non-zero weights.
 
-    The x axis is logarithmic, as in sparcl's ``plot`` of a permute result, with
-    +/- one sd bars and the chosen bound circled.
+    sparcl plots the gap against the number of non-zero weights, where bounds past
+    the point at which every weight is non-zero fall on one x and their points
+    overlap. Here the x axis is the bound (``wbound``, log scale, plain tick labels at
+    the bounds tried) and the top axis gives the number of non-zero weights at each;
+    +/- one sd bars, and the chosen bound marked (a red circle and a dashed line).
 
     Parameters
     ----------
     result : PermuteResult or DataFrame
-        A permute result, or a table with ``n_nonzero``, ``gap``, ``sd_gap`` (and
-        optionally ``wbound``).
+        A permute result, or a table with ``wbound``, ``n_nonzero``, ``gap`` and
+        ``sd_gap``.
     ax : matplotlib.axes.Axes, optional
         Where to draw; by default a new figure.
     **kwargs
@@ -737,33 +781,50 @@ def plot_gap(result: Any, ax: Any = None, **kwargs: Any) -> Any:
     >>> tab = pd.DataFrame({"wbound": [1.5, 3, 6], "n_nonzero": [2, 9, 40],
     ...                     "gap": [0.1, 0.4, 0.3], "sd_gap": [0.02, 0.03, 0.03]})
     >>> ax = plot_gap(tab)
-    >>> ax.get_xscale(), ax.get_xlabel()
-    ('log', 'number of non-zero weights')
+    >>> ax.get_xscale(), ax.get_xlabel(), [t.get_text() for t in ax.get_xticklabels()]
+    ('log', 'L1 bound (wbound)', ['1.5', '3', '6'])
     >>> plt.close(ax.figure)
     """
     table = getattr(result, "table", result)
     best = getattr(result, "best_index", None)
-    need = [c for c in ("n_nonzero", "gap", "sd_gap") if c not in table.columns]
+    need = [c for c in ("wbound", "n_nonzero", "gap", "sd_gap") if c not in table.columns]
     if need:
         raise ValueError(f"plot_gap needs columns {need}; got {list(table.columns)}.")
     ax = _axes(ax)
-    x = table["n_nonzero"].to_numpy(dtype=float)
+    x = table["wbound"].to_numpy(dtype=float)
     g = table["gap"].to_numpy(dtype=float)
     sd = table["sd_gap"].to_numpy(dtype=float)
+    nz = table["n_nonzero"].to_numpy(dtype=int)
     kwargs.setdefault("marker", "o")
     kwargs.setdefault("capsize", 3)
     kwargs.setdefault("label", "gap +/- 1 sd")
     ax.errorbar(x, g, yerr=sd, **kwargs)
     if best is not None:
-        wb = table["wbound"].iloc[best] if "wbound" in table.columns else None
-        lab = f"chosen wbound = {wb:.3g}" if wb is not None else "chosen"
-        _circle(ax, x[best], g[best], lab)
+        ax.axvline(x[best], color="red", linestyle="--", linewidth=1, zorder=1)
+        _circle(ax, x[best], g[best], f"chosen wbound = {x[best]:.3g} ({nz[best]} non-zero)")
     ax.set_xscale("log")
-    ax.set_xlabel("number of non-zero weights")
+    _plain_ticks(ax.xaxis, x)
+    top = ax.secondary_xaxis("top")
+    _plain_ticks(top.xaxis, x, [str(v) for v in nz])
+    top.set_xlabel("number of non-zero weights", fontsize=9)
+    ax.set_xlabel("L1 bound (wbound)")
     ax.set_ylabel("gap statistic")
-    ax.set_title("Gap statistics")
-    ax.legend(fontsize=8)
+    ax.set_title("Gap statistics", fontsize=11)
+    ax.legend(fontsize=9, loc="best")
     return ax
+
+
+def _plain_ticks(axis: Any, at: np.ndarray, labels: list[str] | None = None) -> None:
+    """Ticks at ``at`` with plain labels (``"2.5"``, not ``"2x10^0"``), at most about
+    ten of them, no minor ticks."""
+    from matplotlib.ticker import NullFormatter, NullLocator
+
+    step = -(-len(at) // 10)
+    idx = np.arange(0, len(at), step)
+    axis.set_minor_locator(NullLocator())
+    axis.set_minor_formatter(NullFormatter())
+    shown = labels if labels is not None else [f"{v:.3g}" for v in at]
+    axis.set_ticks(at[idx], [shown[i] for i in idx])
 
 
 def plot_feature_pair(result: Any, ax: Any = None, *, features: Any = None, **kwargs: Any) -> Any:
@@ -835,7 +896,10 @@ def plot_covariate_path(result: Any, *, figsize: tuple[float, float] = (7.0, 5.5
     """Plot the number of clusters and the log marginal likelihood along the path.
 
     Two panels share the x axis (nu): the number of clusters of covariates (top) and
-    the log marginal likelihood (bottom), the selected clustering circled.
+    the log marginal likelihood (bottom), the selected clustering circled. The bottom
+    panel marks the runner-up, states the margin between them (in nats, "weak" under
+    1 nat) and spans at least :data:`ML_MIN_SPAN` nats, so that a margin of a
+    thousandth of a nat does not look like a peak.
 
     Parameters
     ----------
@@ -876,12 +940,46 @@ def plot_covariate_path(result: Any, *, figsize: tuple[float, float] = (7.0, 5.5
         ax.plot(x[order], y[order], marker="o", markersize=3)
         _circle(ax, x[sel], y[sel], f"selected ({int(path['n_clusters'].iloc[sel])} clusters)")
         ax.set_ylabel(ylab)
+    _margin(a2, x, path["log_ml"].to_numpy(dtype=float), sel, float(result.margin))
     if logx:
         a2.set_xscale("log")
-    a1.legend(fontsize=8)
+    a1.legend(fontsize=9)
+    a2.legend(fontsize=9, loc="lower right")
     a2.set_xlabel(label)
     a1.set_title(f"Clustering path ({len(path)} distinct clusterings)")
     return fig
+
+
+#: The log marginal likelihood panel spans at least this many nats: a difference of
+#: under 1 nat (2 log Bayes factor < 2) is "not worth more than a bare mention"
+#: (Kass & Raftery 1995), and must not fill the axis.
+ML_MIN_SPAN = 4.0
+
+
+def _margin(ax: Any, x: np.ndarray, y: np.ndarray, sel: int, margin: float) -> None:
+    """Mark the runner-up clustering and the margin, on an axis of at least
+    :data:`ML_MIN_SPAN` nats."""
+    others = np.flatnonzero(np.arange(len(y)) != sel)
+    if others.size:
+        run = int(others[np.argmax(y[others])])
+        ax.plot(
+            x[run],
+            y[run],
+            "s",
+            markerfacecolor="none",
+            markeredgecolor="0.3",
+            markersize=10,
+            label="runner-up",
+        )
+        for v in (y[sel], y[run]):
+            ax.axhline(v, color="0.5", linestyle=":", linewidth=1)
+        weak = " (weak: under 1 nat)" if margin < 1.0 else ""
+        ax.set_title(f"margin over the runner-up: {margin:.3g} nats{weak}", fontsize=9)
+    lo, hi = float(np.nanmin(y)), float(np.nanmax(y))
+    if hi - lo < ML_MIN_SPAN:  # the best near the top of an axis of ML_MIN_SPAN nats
+        lo, hi = hi - 0.85 * ML_MIN_SPAN, hi + 0.15 * ML_MIN_SPAN
+    pad = 0.05 * (hi - lo)
+    ax.set_ylim(lo - pad, hi + pad)
 
 
 def plot_covariate_hierarchy(result: Any, ax: Any = None, *, max_levels: int = 40) -> Any:

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from sparseclust import dpmeans
-from sparseclust._cli import DEFAULT_SEED, main
+from sparseclust._cli import COMMANDS, DEFAULT_SEED, main
 from sparseclust.datasets import load_wine
 from sparseclust.metrics import purity
 
@@ -462,3 +462,71 @@ def test_sparse_commands_usage_errors(capsys):
     assert "wbound must be a finite number > 1" in err
     with pytest.raises(SystemExit):
         main(["sparse-kmeans", "--dataset", "wine"])  # --k is required
+
+
+# ------------------------------------------------------------------ every method
+@pytest.mark.parametrize(
+    ("argv", "first"),
+    [
+        (
+            ["hclust-permute", "--dataset", "wine", "--scale", "--nperms", "3", "--k", "3"],
+            "Tuning parameter selection results for Sparse Hierarchical Clustering:",
+        ),
+        (["dp-rf", "--dataset", "penguins", "--drop", "year", "--k", "3", "--scale"], "DP-RF ("),
+        (["entropy", "--dataset", "zoo", "--drop", "legs", "--k", "4"], "Entropy clustering ("),
+        (["covariate", "--dataset", "wine", "--sigma", "0.1"], "Convex covariate clustering: "),
+    ],
+)
+def test_every_method_has_a_command(argv, first, tmp_path, capsys):
+    labels, summary = tmp_path / "labels.csv", tmp_path / "summary.txt"
+    argv = [*argv, "--labels-out", str(labels), "--summary-out", str(summary)]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(first)
+    assert f"Labels written to {labels}" in out and f"Summary written to {summary}" in out
+    title = summary.read_text().split("\n")[0]
+    assert title.endswith(("summary", "permutation tuning")) and "Call: " in summary.read_text()
+    table = pd.read_csv(labels, index_col=0)
+    assert list(table.columns) == ["cluster"]
+    if argv[0] == "covariate":  # one row per covariate
+        assert table.index.tolist() == list(load_wine().columns.drop("class"))
+
+
+def test_parquet_in_and_out_and_html_summary(tmp_path, capsys):
+    pq = tmp_path / "wine.parquet"
+    load_wine().to_parquet(pq)
+    out_labels, html = tmp_path / "labels.parquet", tmp_path / "summary.html"
+    argv = ["dpmeans", "--data", str(pq), "--label", "class", "--k", "3", "--scale"]
+    assert main([*argv, "--labels-out", str(out_labels), "--summary-out", str(html)]) == 0
+    out = capsys.readouterr().out
+    assert f"Call: dpmeans(read_parquet({str(pq)!r}), k=3, scale=True, rng=0)" in out
+    assert pd.read_parquet(out_labels)["cluster"].notna().all()
+    assert html.read_text().startswith("<h4>DP-means: summary</h4>")
+
+
+def test_parquet_without_pyarrow_says_so(tmp_path, capsys, monkeypatch):
+    import builtins
+
+    real = builtins.__import__
+
+    def no_pyarrow(name, *args, **kwargs):
+        if name == "pyarrow":
+            raise ImportError("No module named 'pyarrow'")
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_pyarrow)
+    assert main(["dpmeans", "--data", str(tmp_path / "x.parquet"), "--k", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "reading Parquet" in err and "needs pyarrow, which is not installed" in err
+
+
+def test_help_lists_an_example_of_every_command(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    examples = [line.split()[3] for line in out.splitlines() if line.startswith("  python -m ")]
+    assert examples == list(COMMANDS)
+    for name in ("covariate", "dp-rf", "entropy", "hclust-permute"):
+        with pytest.raises(SystemExit):
+            main([name, "--help"])
+        assert f"example:\n  python -m sparseclust {name} " in capsys.readouterr().out

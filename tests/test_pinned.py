@@ -21,6 +21,13 @@ import sparseclust as sc
 from sparseclust.datasets import load_penguins, load_wine
 from sparseclust.simulate import covariate_sim, craft_fig2a, sparse_sim
 
+# the pinned fits include tiny clusters and grid-edge choices (those warnings are
+# tested in tests/_results/test_analyst.py)
+pytestmark = [
+    pytest.mark.filterwarnings("ignore:.*the gap may be larger beyond the grid"),
+    pytest.mark.filterwarnings("ignore:.*found tiny clusters"),
+]
+
 PINNED = Path(__file__).parent / "golden" / "pinned_fits.json"
 
 

@@ -34,9 +34,10 @@ from .._data.params import (
 from .._data.table import ColumnTable, build_table, empty_table
 from .._engine.dask import route_backend
 from .._engine.parallel import progress_bars
+from .._results.base import warn_small_clusters
 from .._results.format import call_string
 from .._tuning.penalty import Penalty, resolve_penalty
-from ..exceptions import CalibrationWarning, ConvergenceWarning
+from ..exceptions import CalibrationWarning, ConvergenceWarning, DataWarning
 from . import core as core
 from . import lam as lam_
 from . import restarts as restarts
@@ -118,7 +119,7 @@ def conclude(
     # per-row states of the other restarts, kept on a cluster's workers
     core.release_states(prep.data, *[r for r in runs if r is not best])
     warn_owed(best, k, settings.max_iter, name)
-    return build_result(
+    res = build_result(
         best,
         runs,
         prep,
@@ -133,6 +134,26 @@ def conclude(
         k_selection=k_selection,
         dask_prep=dask_prep,
     )
+    warn_small_clusters(res.sizes, k, name)
+    _warn_empty_selection(res)
+    return res
+
+
+def _warn_empty_selection(res: CraftResult) -> None:
+    """A :class:`~sparseclust.exceptions.DataWarning` when an approximate-budget fit
+    has clusters that select no feature (nothing distinguishes them: eps_c / eps_v
+    too strict)."""
+    if res.budget != "approximate":
+        return
+    empty = [int(c) for c, n in res.selected.sum(axis=1).items() if n == 0]
+    if empty:
+        warnings.warn(
+            f"budget='approximate': clusters {empty} select no feature (eps_c={res.eps_c}, "
+            f"eps_v={res.eps_v}); no variable distinguishes them. Loosen eps_c / eps_v, or "
+            "use the fixed budget (m=).",
+            DataWarning,
+            stacklevel=user_stacklevel(),
+        )
 
 
 def _singleton_lambda(
@@ -415,6 +436,7 @@ def craft_lambda(
     calibrate=Choice(("sample", "full")),
     sample_rows=Int(min=2),
     progress=Progress(),
+    verbose=Flag(),
     rng=Seed(),
 )
 def craft(
@@ -452,6 +474,7 @@ def craft(
     calibrate: str = "sample",
     sample_rows: int = 50_000,
     progress: bool | None = None,
+    verbose: bool = False,
     rng: Any = None,
 ) -> CraftResult:
     """CRAFT clustering with cluster-specific feature selection (Garg, Rudin & Jaakkola 2016).
@@ -582,6 +605,9 @@ def craft(
         Show tqdm progress bars over the restarts and the fits of the choice of K (shown
         once a batch has run 2 s). Default: on in an interactive terminal or a
         notebook, off otherwise.
+    verbose : bool, default False
+        Print what the automatic choice of K does: the rows and the candidates,
+        each K's criterion (mean +/- sd) and the verdict.
     rng : None, int or Generator
         Seeds the restarts and the choice of K.
 
@@ -685,15 +711,9 @@ def craft(
     n_init, n_seeded = _restart_counts(n_init, n_seeded, n_obs * len(table.names), n_obs)
     ff_lam, seeds, seeded, k_seed = _draws(prep.data, pen, m, consts, generator, n_init, n_seeded)
     how = select_k.KChoice(
-        method=k_method,
-        k_max=min(k_max, n_obs),
-        n_refs=n_refs,
-        n_restarts=min(n_init, 5),
-        n_pairs=n_pairs,
-        subsample=subsample,
-        rule=k_rule,
-        sample_rows=k_sample_rows,
+        k_method, min(k_max, n_obs), n_refs, min(n_init, 5), n_pairs, subsample, k_rule
     )
+    how = replace(how, sample_rows=k_sample_rows, verbose=verbose)
     sample = _sample(dask_prep, pen, calibrate, sample_rows, seeds[0])
     inputs = (prep, sample, pen, settings, consts, how, seeds, seeded, n_jobs, ff_lam, k_seed)
     with progress_bars(progress):

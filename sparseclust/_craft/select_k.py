@@ -20,7 +20,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._data.params import user_stacklevel
 from .._tuning.gap import choose_by_gap
+from ..exceptions import DataWarning
 from . import core as core
 from . import lam as lam_
 from . import restarts as restarts
@@ -65,6 +67,9 @@ class KChoice:
     sample_rows : int or None
         K is chosen on a seeded uniform subsample of this many rows of larger data
         (``k_sample_rows``; None: on all rows).
+    verbose : bool
+        Print what the choice does: the rows and candidates, each K's criterion and
+        the verdict.
     """
 
     method: str
@@ -75,6 +80,7 @@ class KChoice:
     subsample: float
     rule: str
     sample_rows: int | None = None
+    verbose: bool = False
 
 
 def k_cap(n: int) -> int:
@@ -163,6 +169,11 @@ def choose_k(
         n_jobs=n_jobs,
         n_restarts=how.n_restarts,
     )
+    if how.verbose:
+        print(
+            f"Choosing K by {how.method} on {prep.data.n} of {n_obs} rows: K = 1 .. "
+            f"{common['k_max']} ({how.n_restarts} restarts per fit)"
+        )
     if how.method == "gap":
         k, table = gap_select(prep, settings, consts, rule=how.rule, **common)
     else:
@@ -170,7 +181,77 @@ def choose_k(
             prep, settings, consts, n_pairs=how.n_pairs, subsample=how.subsample, **common
         )
     table.attrs.update(rows=int(prep.data.n), n_obs=int(n_obs), k_method=how.method)
+    table.attrs["flat"] = curve_is_flat(table, k, how.n_pairs)
+    if how.verbose:
+        print(verdict_text(table, k))
+    if table.attrs["flat"]:
+        warnings.warn(
+            f"automatic K: {verdict_text(table, k).splitlines()[-1]} Compare the fits at "
+            "those K (fit.plot_k_selection()), or set k= yourself.",
+            DataWarning,
+            stacklevel=user_stacklevel(),
+        )
     return k, table
+
+
+def _criterion(table: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
+    """(K, criterion, its sd, name) of a K-selection table: stability where it has one
+    (K >= 2), else the gap statistic."""
+    name = "stability" if "stability" in table.columns else "gap"
+    k = table["k"].to_numpy(dtype=float)
+    y = table[name].to_numpy(dtype=float)
+    sd = table[f"sd_{name}"].to_numpy(dtype=float)
+    return k, y, sd, name
+
+
+def curve_is_flat(table: pd.DataFrame, k: int, n_pairs: int | None = None) -> bool:
+    """Whether the chosen ``k`` (>= 2) does not beat a neighbouring K's criterion by
+    more than the noise: the larger of the two standard errors of the mean stability
+    (sd / sqrt(``n_pairs``)), or of the gap's ``sd_gap`` (Tibshirani's s_k). The curve
+    is then flat there and the data do not support the choice between them. For the
+    gap statistic only the step from ``k - 1`` counts (its rule already stops where
+    ``k + 1`` adds nothing); an exact tie without noise (two perfectly stable K) is
+    not flat.
+
+    Examples
+    --------
+    >>> tab = pd.DataFrame({"k": [2, 3, 4], "stability": [0.50, 0.52, 0.40],
+    ...                     "sd_stability": [0.05, 0.04, 0.05]})
+    >>> curve_is_flat(tab, 3), curve_is_flat(tab.assign(stability=[0.2, 0.52, 0.3]), 3)
+    (True, False)
+    """
+    ks, y, sd, name = _criterion(table)
+    if name == "stability" and n_pairs:
+        sd = sd / np.sqrt(n_pairs)
+    at = np.flatnonzero(ks == k)
+    if k < 2 or at.size == 0 or not np.isfinite(y[at[0]]):
+        return False
+    i = int(at[0])
+    # the gap rule already takes K where K + 1 adds nothing beyond noise: there only
+    # the step up from K - 1 must stand out; a stability peak must stand out both ways
+    for j in (i - 1,) if name == "gap" else (i - 1, i + 1):
+        if 0 <= j < len(y) and ks[j] >= 2 and np.isfinite(y[j]):
+            if y[i] - y[j] < max(sd[i], sd[j] if np.isfinite(sd[j]) else 0.0):
+                return True
+    return False
+
+
+def verdict_text(table: pd.DataFrame, k: int) -> str:
+    """Each K's criterion (mean +/- sd) and the verdict, one line each."""
+    ks, y, sd, name = _criterion(table)
+    lines = [
+        f"  K = {int(kk)}: {name} {v:.3f} +/- {s:.3f}"
+        for kk, v, s in zip(ks, y, sd, strict=True)
+        if np.isfinite(v)
+    ]
+    if table.attrs.get("flat"):
+        lines.append(
+            f"K = {k} chosen, but its {name} does not beat a neighbouring K's beyond "
+            "noise (one standard error): the curve is flat there."
+        )
+    else:
+        lines.append(f"K = {k} chosen.")
+    return "\n".join(lines)
 
 
 # -------------------------------------------------------------------- gap statistic

@@ -25,7 +25,7 @@ from .._data.params import Choice, Columns, Flag, Int, Seed, as_rng, rules, user
 from .._data.stages import warn_spread
 from .._data.table import ColumnTable, VariableSpec, build_table
 from .._engine.dask import DaskPrepared, labels_dask, route_backend
-from .._results.base import labels_series
+from .._results.base import labels_series, warn_small_clusters
 from .._results.format import call_string
 from .._tuning.penalty import Penalty, calibrate_lambda, resolve_penalty
 from ..exceptions import CalibrationWarning, ConvergenceWarning
@@ -422,7 +422,7 @@ def dpmeans(
         )
     clusters = pd.Index(range(out.centers.shape[0]), name="cluster")
     labels, lazy_counts = _labels(d, out, clusters)
-    return DPMeansResult(
+    res = DPMeansResult(
         labels=labels,
         lazy_counts=lazy_counts,
         n_iter=out.n_iter,
@@ -450,3 +450,5 @@ def dpmeans(
         center_=d.center,
         scale_=d.scale,
     )
+    warn_small_clusters(res.sizes, k, "dpmeans")
+    return res

@@ -9,6 +9,7 @@ parameters and the typed input (``table``), and provides ``repr`` / ``_repr_html
 from __future__ import annotations
 
 import html
+import warnings
 from dataclasses import dataclass
 from functools import cached_property
 from typing import ClassVar
@@ -16,7 +17,9 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
+from .._data.params import user_stacklevel
 from .._data.table import ColumnTable, VariableSpec
+from ..exceptions import DataWarning
 from .format import fmt, fmt_list
 from .summary import Summary
 from .tidy import augment_frame, glance_row, tidy_frame
@@ -28,6 +31,7 @@ __all__ = [
     "constant_note",
     "dropped_constant_lines",
     "kept_labels",
+    "warn_small_clusters",
 ]
 
 
@@ -364,6 +368,32 @@ class ClusterResult(Printed):
         ((60, 101), 3)
         """
         return augment_frame(self.labels, data)
+
+
+#: A cluster under this share of the rows (or of one row) in a fit asked for ``k``
+#: clusters is reported: the calibration found ``k`` only by splitting off outliers.
+SMALL_CLUSTER_SHARE = 0.01
+
+
+def warn_small_clusters(sizes: pd.Series, k: int | None, method: str) -> None:
+    """A :class:`~sparseclust.exceptions.DataWarning` when a fit asked for ``k``
+    clusters has one of a single row or under 1 % of the rows (outliers split off to
+    reach ``k``), naming the sizes and the fixes; not on data of fewer than 10 rows
+    per cluster, where single-row clusters say nothing."""
+    n = int(sizes.sum())
+    if k is None or len(sizes) < 2 or n < 10 * len(sizes):  # too few rows to judge
+        return
+    small = sizes[(sizes <= 1) | (sizes < SMALL_CLUSTER_SHARE * n)]
+    if small.empty:
+        return
+    shown = ", ".join(f"cluster {c}: {int(s)} row{'s' if s != 1 else ''}" for c, s in small.items())
+    warnings.warn(
+        f"{method}(k={k}) found tiny clusters ({shown}; sizes "
+        f"{fmt_list(sizes.to_numpy(), limit=12)} of {n} rows): likely outliers split off to "
+        "reach k. Look at those rows, or try another k.",
+        DataWarning,
+        stacklevel=user_stacklevel(),
+    )
 
 
 def dropped_constant_lines(spec: VariableSpec) -> list[str]:

@@ -41,7 +41,7 @@ from .dissimilarity import (
     make_operator,
     prepare_matrix,
 )
-from .permute import PermuteResult, make_permute_result
+from .permute import PermuteResult, make_permute_result, warn_grid_edge
 from .rules import DATA_RULES, DISSIMILARITY, FLAG, PERMUTE_RULES, SEED
 from .tree import cutree, feature_linkage, r_merge, r_order, tree_linkage
 
@@ -1082,7 +1082,7 @@ def hclust_sparse_permute(
         perm = _null_observations(X, gens, *settings, n_jobs=n_jobs, progress=progress)
     else:
         perm = _null_dissimilarities(X, gens, *settings, progress=progress)
-    return make_permute_result(
+    result = make_permute_result(
         wbounds=wbounds,
         fits=fits,
         tots=np.array([f.crit for f in raw]),
@@ -1095,6 +1095,8 @@ def hclust_sparse_permute(
         method="hclust",
         dists=dists,
     )
+    warn_grid_edge(result, X.shape[1], "hclust_sparse_permute", 1.1, 0.7)  # sparcl's grid
+    return result
 
 
 def _null_workers(n_jobs: int | None, null: str) -> int:

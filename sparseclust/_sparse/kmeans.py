@@ -23,7 +23,7 @@ from .hclust import default_wbound
 from .kmeans_core import SparseKMeansFit
 from .kmeans_fit import FitSettings, fit_bounds, refit_bound, run_permutations, warn_fits
 from .lloyd import cluster_means, fetch_rows, one_block, partial_sqdist
-from .permute import PermuteResult, make_permute_result
+from .permute import PermuteResult, make_permute_result, warn_grid_edge
 from .rules import (
     ALGORITHM,
     BACKEND,
@@ -1195,6 +1195,7 @@ def kmeans_sparse_permute(
     best = chosen[0] if warm_start else outs[result.best_index]
     warn_fits([best], "kmeans_sparse_permute (the chosen fit)", max_iter)
     params["data_not_converged"] = int(sum(not o.converged for o in outs))
+    warn_grid_edge(result, p, "kmeans_sparse_permute", 1.2, 0.9)  # as _default_grid
     return result
 
 

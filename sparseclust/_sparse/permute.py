@@ -14,6 +14,7 @@ sd of the maximum (the rule sparcl's documentation describes but does not implem
 from __future__ import annotations
 
 import html
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -21,12 +22,14 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
+from .._data.params import user_stacklevel
 from .._results.base import Printed
 from .._results.format import fmt
 from .._results.summary import Summary
 from .._tuning.gap import choose_by_gap, gap_statistics
+from ..exceptions import CalibrationWarning
 
-__all__ = ["PermuteResult"]
+__all__ = ["PermuteResult", "make_permute_result", "warn_grid_edge"]
 
 
 @dataclass(frozen=True, eq=False, repr=False, kw_only=True)
@@ -348,6 +351,30 @@ class PermuteResult(Printed):
         >>> plt.close(ax.figure)
         """
         return self.best.plot_weights(ax=ax, **kwargs)
+
+
+def warn_grid_edge(result: PermuteResult, p: int, func: str, low: float, high: float) -> None:
+    """A :class:`~sparseclust.exceptions.CalibrationWarning` when the chosen bound is
+    the first or the last of a grid of 3 or more that stops short of sparcl's default
+    range (``low`` to ``high sqrt(p)``: 1.2 to 0.9 sqrt(p) for k-means, 1.1 to
+    0.7 sqrt(p) hierarchical): the best bound may lie beyond the grid."""
+    wb = result.table["wbound"].to_numpy()
+    i, last = result.best_index, len(wb) - 1
+    at_low = i == 0 and wb[0] > low * (1 + 1e-9)
+    at_high = i == last and wb[-1] < high * np.sqrt(p) * (1 - 1e-9)
+    if len(wb) < 3 or not (at_low or at_high):
+        return
+    if at_low:
+        side, towards = "smallest", f"down to {low:g}"
+    else:
+        side, towards = "largest", f"up to {high * np.sqrt(p):.3g} ({high:g} sqrt(p))"
+    warnings.warn(
+        f"{func}: the chosen bound {fmt(wb[i])} is the {side} of wbounds "
+        f"[{fmt(wb[0])} ... {fmt(wb[-1])}]: the gap may be larger beyond the grid. Extend "
+        f"the bounds {towards}, or omit them for sparcl's default grid.",
+        CalibrationWarning,
+        stacklevel=user_stacklevel(),
+    )
 
 
 def make_permute_result(

@@ -44,14 +44,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib.resources import files
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from pandas.api import types as pdt
 
 __all__ = [
+    "BANKNOTE_URL",
+    "HOUSE_VOTES",
     "list_datasets",
     "load_adult",
+    "load_banknote",
     "load_dataset",
     "load_heart_disease_cleveland",
     "load_house_votes_84",
@@ -80,6 +84,30 @@ class _Spec:
     label: str
     default: str
     kinds: dict[str, str] = field(default_factory=dict)
+    #: the file's column names -> the names the loader returns
+    rename: dict[str, str] = field(default_factory=dict)
+
+
+#: The 16 votes of the Congressional Voting Records, in the file's order (``V1`` ...
+#: ``V16``), named as in the UCI description (snake case, usable in formulas).
+HOUSE_VOTES = (
+    "handicapped_infants",
+    "water_project_cost_sharing",
+    "adoption_of_the_budget_resolution",
+    "physician_fee_freeze",
+    "el_salvador_aid",
+    "religious_groups_in_schools",
+    "anti_satellite_test_ban",
+    "aid_to_nicaraguan_contras",
+    "mx_missile",
+    "immigration",
+    "synfuels_corporation_cutback",
+    "education_spending",
+    "superfund_right_to_sue",
+    "crime",
+    "duty_free_exports",
+    "export_administration_act_south_africa",
+)
 
 
 _SPECS: dict[str, _Spec] = {
@@ -125,7 +153,11 @@ _SPECS: dict[str, _Spec] = {
     "mushroom_complete": _Spec(label="class", default="category"),
     "soybean_large": _Spec(label="Class", default="category"),
     "zoo": _Spec(label="type", default="bool", kinds={"legs": "int"}),
-    "house_votes_84": _Spec(label="Class", default="category"),
+    "house_votes_84": _Spec(
+        label="Class",
+        default="category",
+        rename={f"V{i}": name for i, name in enumerate(HOUSE_VOTES, 1)},
+    ),
 }
 
 
@@ -175,7 +207,7 @@ def _load(name: str, as_frame: bool) -> pd.DataFrame | tuple[pd.DataFrame, pd.Se
     for col in raw.columns:
         kind = "category" if col == spec.label else spec.kinds.get(col, spec.default)
         columns[col] = _convert(raw[col], kind)
-    df = pd.DataFrame(columns, index=pd.RangeIndex(len(raw)))
+    df = pd.DataFrame(columns, index=pd.RangeIndex(len(raw))).rename(columns=spec.rename)
     if as_frame:
         return df
     return df.drop(columns=spec.label), df[spec.label].copy()
@@ -772,12 +804,14 @@ def load_house_votes_84(*, as_frame: bool = True) -> pd.DataFrame | tuple[pd.Dat
 
     Votes (``y``/``n``) of each member of the House of Representatives of the 98th
     Congress, 2nd session, on 16 key votes identified by the Congressional Quarterly
-    Almanac. ``V1`` ... ``V16`` are, in order: handicapped infants, water project
-    cost sharing, adoption of the budget resolution, physician fee freeze, El
-    Salvador aid, religious groups in schools, anti-satellite test ban, aid to
-    Nicaraguan contras, MX missile, immigration, synfuels corporation cutback,
-    education spending, superfund right to sue, crime, duty-free exports, export
-    administration act South Africa.
+    Almanac, named as in the UCI description: ``handicapped_infants``,
+    ``water_project_cost_sharing``, ``adoption_of_the_budget_resolution``,
+    ``physician_fee_freeze``, ``el_salvador_aid``, ``religious_groups_in_schools``,
+    ``anti_satellite_test_ban``, ``aid_to_nicaraguan_contras``, ``mx_missile``,
+    ``immigration``, ``synfuels_corporation_cutback``, ``education_spending``,
+    ``superfund_right_to_sue``, ``crime``, ``duty_free_exports``,
+    ``export_administration_act_south_africa`` (``V1`` ... ``V16`` in the file and
+    in mlbench; :data:`HOUSE_VOTES` lists them in that order).
 
     Parameters
     ----------
@@ -792,10 +826,11 @@ def load_house_votes_84(*, as_frame: bool = True) -> pd.DataFrame | tuple[pd.Dat
 
     Notes
     -----
-    * Types: ``V1`` ... ``V16`` are ``category`` with levels ``n`` and ``y``.
+    * Types: the 16 votes are ``category`` with levels ``n`` and ``y``.
     * Label: ``Class`` (first column), ``category`` with levels ``democrat`` (267)
       and ``republican`` (168).
-    * Missing values: 392 cells in 203 rows (``V16`` alone 104). In the source a
+    * Missing values: 392 cells in 203 rows (``export_administration_act_south_africa``
+      alone 104). In the source a
       missing vote means neither yea nor nay (paired, present, abstained, did not
       vote), not an unknown value.
     * Use: categorical data with missing values.
@@ -811,6 +846,8 @@ def load_house_votes_84(*, as_frame: bool = True) -> pd.DataFrame | tuple[pd.Dat
     >>> df = load_house_votes_84()
     >>> df.shape
     (435, 17)
+    >>> list(df.columns[:3])
+    ['Class', 'handicapped_infants', 'water_project_cost_sharing']
     >>> df["Class"].value_counts(sort=False)
     Class
     democrat      267
@@ -818,6 +855,115 @@ def load_house_votes_84(*, as_frame: bool = True) -> pd.DataFrame | tuple[pd.Dat
     Name: count, dtype: int64
     """
     return _load("house_votes_84", as_frame)
+
+
+#: The UCI file of the banknote authentication data (CC BY 4.0), read by
+#: :func:`load_banknote` (not shipped: see its Notes).
+BANKNOTE_URL = (
+    "https://archive.ics.uci.edu/ml/machine-learning-databases/00267/"
+    "data_banknote_authentication.txt"
+)
+BANKNOTE_COLUMNS = ("variance", "skewness", "curtosis", "entropy", "class")
+
+
+def _banknote_file(path: Any, download: bool) -> Any:
+    """The file to read: ``path``, else ``$SPARSECLUST_BANKNOTE``, else the user cache
+    (``~/.cache/sparseclust``), downloaded there from UCI when ``download``."""
+    import os
+    from pathlib import Path
+
+    if path is not None:
+        if not Path(path).is_file():
+            raise FileNotFoundError(f"load_banknote: no such file {str(path)!r}.")
+        return path
+    if os.environ.get("SPARSECLUST_BANKNOTE"):
+        return _banknote_file(os.environ["SPARSECLUST_BANKNOTE"], False)
+    cached = Path.home() / ".cache" / "sparseclust" / "data_banknote_authentication.txt"
+    if cached.is_file():
+        return cached
+    if not download:
+        raise FileNotFoundError(
+            "load_banknote: the banknote data are not shipped with sparseclust (their copy "
+            "could not be traced to a source the package may redistribute); pass "
+            "path= to the UCI file (data_banknote_authentication.txt, or a CSV with the "
+            f"columns {list(BANKNOTE_COLUMNS)}), set SPARSECLUST_BANKNOTE, or "
+            f"download=True to fetch it from {BANKNOTE_URL} into {cached.parent}."
+        )
+    from urllib.request import urlretrieve
+
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    urlretrieve(BANKNOTE_URL, cached)  # noqa: S310 - a fixed https URL
+    return cached
+
+
+def load_banknote(
+    path: Any = None, *, as_frame: bool = True, download: bool = False
+) -> pd.DataFrame | tuple[pd.DataFrame, pd.Series]:
+    """Banknote authentication: 4 wavelet statistics of 1372 banknote images, genuine or forged.
+
+    The CRAFT paper's "Bank" data set (Tables 1 and 2). Read from the UCI file, which
+    is not shipped (see Notes): ``path=``, the ``SPARSECLUST_BANKNOTE`` variable, the
+    user cache, or ``download=True``.
+
+    Parameters
+    ----------
+    path : str or path, optional
+        The UCI file ``data_banknote_authentication.txt`` (no header) or a CSV (may be
+        gzipped) with the header ``variance,skewness,curtosis,entropy,class``.
+    as_frame : bool, default True
+        ``True``: one DataFrame including the label column. ``False``: the tuple
+        ``(X, y)``.
+    download : bool, default False
+        Without a file: fetch it from :data:`BANKNOTE_URL` into ``~/.cache/sparseclust``.
+
+    Returns
+    -------
+    pandas.DataFrame or tuple of (pandas.DataFrame, pandas.Series)
+        1372 rows: ``variance``, ``skewness``, ``curtosis``, ``entropy`` (``float64``,
+        of the wavelet-transformed image) and ``class`` (``category``: 0 genuine 762,
+        1 forged 610).
+
+    Raises
+    ------
+    FileNotFoundError
+        Without a file (the message says where to get it).
+    ValueError
+        If the file is not the UCI data (shape, columns or class counts differ).
+
+    Notes
+    -----
+    * Source: UCI Machine Learning Repository, Banknote Authentication,
+      https://archive.ics.uci.edu/dataset/267/banknote+authentication; donor Volker
+      Lohweg (2013), Hochschule OWL. Licence: CC BY 4.0.
+    * Not shipped: the copy available when the package was built came from an
+      untraced public mirror, so the package reads the UCI file instead of
+      redistributing that copy; the checks above make sure it is the same data.
+
+    Examples
+    --------
+    >>> from sparseclust.datasets import load_banknote
+    >>> bank = load_banknote("data_banknote_authentication.txt")  # doctest: +SKIP
+    >>> bank.shape, bank["class"].value_counts().tolist()  # doctest: +SKIP
+    ((1372, 5), [762, 610])
+    """
+    source = _banknote_file(path, download)
+    first = pd.read_csv(source, header=None, nrows=1)
+    has_header = str(first.iloc[0, 0]).strip() == BANKNOTE_COLUMNS[0]
+    raw = pd.read_csv(source, header=0 if has_header else None)
+    if not has_header and raw.shape[1] == len(BANKNOTE_COLUMNS):
+        raw.columns = list(BANKNOTE_COLUMNS)
+    counts = raw["class"].value_counts().sort_index().tolist() if "class" in raw else []
+    if list(raw.columns) != list(BANKNOTE_COLUMNS) or len(raw) != 1372 or counts != [762, 610]:
+        raise ValueError(
+            f"load_banknote: {str(source)!r} is not the UCI banknote data (expected 1372 rows, "
+            f"columns {list(BANKNOTE_COLUMNS)}, classes 762 / 610; got {raw.shape[0]} rows, "
+            f"columns {list(raw.columns)}, classes {counts})."
+        )
+    df = raw.astype({c: np.float64 for c in BANKNOTE_COLUMNS[:4]})
+    df["class"] = _as_category(raw["class"])
+    if as_frame:
+        return df
+    return df.drop(columns="class"), df["class"].copy()
 
 
 _LOADERS: dict[str, Callable[..., pd.DataFrame | tuple[pd.DataFrame, pd.Series]]] = {

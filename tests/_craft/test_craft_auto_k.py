@@ -96,7 +96,13 @@ def test_small_data_results_unchanged(monkeypatch):
         [np.nan, 0.03157029992887511, 0.009525391847118703, 0.14146831448934827],
     )
     np.testing.assert_array_equal(tab["gap"], [0.0, 0.8046342892103504, np.nan, np.nan])
-    assert tab.attrs == {"gap_test": "K > 1", "rows": 120, "n_obs": 120, "k_method": "stability"}
+    assert tab.attrs == {
+        "gap_test": "K > 1",
+        "rows": 120,
+        "n_obs": 120,
+        "k_method": "stability",
+        "flat": False,
+    }
     assert "subsample of" not in repr(fit)
 
 

@@ -32,9 +32,10 @@ def craft_fit(penguins):
 # ---------------------------------------------------------------- Call: line
 def test_call_keeps_arguments_written_at_their_defaults(craft_fit):
     assert craft_fit.call == "craft('~ . - species - year', data=penguins, m=0.5, k=3, rng=1)"
-    fit = sc.dpmeans(sparse_sim(rng=1).data, k=3, scale=False, max_iter=100)
-    assert fit.call.endswith("k=3, scale=False, max_iter=100)")
-    assert "max_iter" not in sc.dpmeans(sparse_sim(rng=1).data, k=3).call
+    data = sparse_sim(means=(0.0, 2.0, 4.0), rng=1).data
+    fit = sc.dpmeans(data, k=3, scale=False, max_iter=100)
+    assert fit.call == "dpmeans(data, k=3, scale=False, max_iter=100)"
+    assert sc.dpmeans(data, k=3).call == "dpmeans(data, k=3)"
 
 
 # ---------------------------------------------------------------- tidy / glance / augment
@@ -177,7 +178,9 @@ def test_summary_html_folds_rare_levels_and_hides_repeated_tables():
     assert "Also in <code>.tables</code>" in html
     rare = (s.tables["profiles"].loc["country", "overall"] < 0.01).sum()
     assert rare > 30
-    assert re.search(rf"<details><summary>\d+ more rows \(.*levels under 1% of all rows: {rare}\)", html)
+    assert re.search(
+        rf"<details><summary>\d+ more rows \(.*levels under 1% of all rows: {rare}\)", html
+    )
     shown = html.split("<details>")[0]
     assert shown.count("country") < 10  # the frequent levels only
     # the text keeps every table
@@ -259,7 +262,8 @@ def test_spread_warning_when_unscaled_by_default():
         with pytest.warns(DataWarning, match=msg):
             call()
     with warnings.catch_warnings():
-        warnings.simplefilter("error")
+        warnings.simplefilter("ignore")  # (raw Wine also gives tiny clusters)
+        warnings.filterwarnings("error", message=".*differ in spread")
         sc.dpmeans(wine, k=3, scale=False)  # raw units written out: no warning
         sc.dpmeans(wine, k=3, scale=True)
         sc.dpmeans(wine[["alcohol", "ash"]], k=3)  # similar spreads: no warning
@@ -303,3 +307,189 @@ def test_wrappers_expose_centres_inertia_and_score():
     craft = CRAFT(n_clusters=3, random_state=0).fit(data)
     np.testing.assert_array_equal(craft.cluster_centers_, craft.result_.centers.to_numpy())
     assert craft.cluster_centers_.shape == (3, 100)
+
+
+# ---------------------------------------------------------------- figures
+def test_profiles_have_two_labelled_colour_scales(craft_fit):
+    from sparseclust.plotting import plot_profiles
+
+    ax = plot_profiles(craft_fit)
+    bars = ax.figure.axes[1:]
+    assert [b.get_ylabel() for b in bars] == [
+        "numeric: z-score of the cluster mean",
+        "categorical: share at the top level",
+    ]
+    z, share = ax.get_images()
+    assert share.get_clim() == (0.0, 1.0) and share.get_cmap().name == "Greens"
+    lo, hi = z.get_clim()
+    assert lo == -hi and z.get_cmap().name == "RdBu_r"
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    shares = [i for i, t in enumerate(labels) if t.endswith("(share)")]
+    assert shares and all(share.get_array().mask[i].sum() == 0 for i in shares)
+    assert all(z.get_array().mask[i].all() for i in shares)  # not on the z scale
+    assert len(ax.texts) == 3 * len(labels)  # every cell annotated
+
+
+def test_permutation_plot_ticks_points_and_choice():
+    data = sparse_sim(rng=1).data
+    perm = sc.kmeans_sparse_permute(data, 3, nperms=3, rng=1)
+    ax = perm.plot()
+    x = np.asarray(ax.containers[0].lines[0].get_xdata(), dtype=float)  # the errorbar
+    assert len(set(x)) == len(x)  # one x per bound: no overlapping points
+    assert all(
+        "^" not in t.get_text() and "times" not in t.get_text() for t in ax.get_xticklabels()
+    )
+    assert [t.get_text() for t in ax.get_xticklabels()][0] == f"{perm.table['wbound'][0]:.3g}"
+    vlines = [ln for ln in ax.get_lines() if ln.get_linestyle() == "--"]
+    assert vlines and vlines[0].get_xdata()[0] == perm.best_wbound
+    assert any("chosen wbound" in t.get_text() for t in ax.get_legend().get_texts())
+    top = [c for c in ax.get_children() if type(c).__name__ == "SecondaryAxis"][0]
+    assert top.get_xlabel() == "number of non-zero weights"
+
+
+def test_covariate_path_shows_the_margin_honestly():
+    sim = covariate_sim(40, m=4, rng=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", sc.exceptions.CalibrationWarning)  # sigma on the edge
+        fit = sc.covariate_clustering(sim.data, y=sim.labels, similarity=sim.sigma, rng=0)
+    fig = fit.plot_path()
+    ml = fig.axes[1]
+    lo, hi = ml.get_ylim()
+    assert hi - lo >= 4.0  # a 0.0001-nat margin cannot fill the axis
+    assert ml.get_title().startswith("margin over the runner-up: ") and "weak" in ml.get_title()
+    assert [t.get_text() for t in ml.get_legend().get_texts()][1] == "runner-up"
+
+
+def test_k_selection_plot_says_when_flat():
+    from sparseclust.plotting import plot_k_selection
+
+    tab = pd.DataFrame(
+        {"k": [2, 3, 4], "gap": [0.5, 0.52, 0.4], "sd_gap": [0.05, 0.04, 0.05]}
+    ).assign(chosen=[False, True, False])  # the gap: K = 3 barely above K = 2
+    from sparseclust._craft.select_k import curve_is_flat, verdict_text
+
+    tab.attrs["flat"] = curve_is_flat(tab, 3)
+    ax = plot_k_selection(tab)
+    assert (
+        ax.get_title().splitlines()[1] == "flat: K = 3 does not beat a neighbouring K beyond noise"
+    )
+    assert ax.get_legend().get_texts()[0].get_fontsize() >= 9
+    assert verdict_text(tab, 3).splitlines()[-1].startswith("K = 3 chosen, but its gap")
+    tab.attrs["flat"] = False
+    assert "flat" not in plot_k_selection(tab).get_title()
+
+
+def test_plot_methods_return_axes_or_a_figure_for_several_panels(craft_fit):
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+    data = sparse_sim(means=(0.0, 2.0, 4.0), rng=1).data
+    dp = sc.dpmeans(data, k=3)
+    km = sc.sparse_kmeans(data, 3, wbound=4, rng=0)
+    hc = sc.sparse_hclust(data, wbound=4, k=3)
+    path = sc.sparse_kmeans_path(data, 3, wbounds=[2, 4], rng=0)
+    axes_plots = [
+        craft_fit.plot_profiles(),
+        craft_fit.plot_objective(),
+        dp.plot(),
+        dp.plot_objective(),
+        km.plot(),
+        km.plot_weights(),
+        km.plot_clusters(),
+        hc.plot_weights(),
+        hc.plot_dendrogram(),
+    ]
+    assert all(isinstance(a, Axes) for a in axes_plots)
+    assert all(isinstance(f, Figure) for f in (craft_fit.plot_subspaces(), hc.plot(), path.plot()))
+
+
+# ---------------------------------------------------------------- warnings that help
+def test_tiny_cluster_warning():
+    from sparseclust.datasets import load_dataset
+
+    heart = load_dataset("heart_disease_cleveland")
+    x = heart.drop(columns=heart.columns[-1])
+    with pytest.warns(DataWarning, match=r"dpmeans\(k=2\) found tiny clusters \(cluster 1: 1 row"):
+        fit = sc.dpmeans(x, k=2, missing="drop", scale=True)
+    assert fit.sizes.tolist() == [296, 1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DataWarning)
+        sc.dpmeans(load_penguins()[["bill_length_mm", "flipper_length_mm"]].dropna(), k=3)
+        sc.dpmeans(x, lam=50.0, missing="drop", scale=True)  # no k asked: no warning
+
+
+def test_approximate_budget_empty_selection_warns():
+    wine = load_wine().drop(columns="class")
+    with pytest.warns(DataWarning, match=r"budget='approximate': clusters \[0\] select no"):
+        fit = sc.craft(wine, lam=50.0, budget="approximate", eps_v=0.1, rng=0)
+    assert fit.selected.sum(axis=1).min() == 0
+
+
+def test_permutation_choice_at_the_edge_of_the_grid_warns():
+    data = sparse_sim(rng=1).data
+    with pytest.warns(sc.exceptions.CalibrationWarning, match="is the largest of wbounds"):
+        perm = sc.kmeans_sparse_permute(data, 3, wbounds=[1.5, 2.5, 4.0], nperms=3, rng=1)
+    assert perm.best_wbound == 4.0
+    with warnings.catch_warnings():  # sparcl's grid reaches 0.9 sqrt(p): no warning
+        warnings.simplefilter("error", sc.exceptions.CalibrationWarning)
+        sc.kmeans_sparse_permute(data, 3, nperms=3, rng=1)
+
+
+def test_flat_automatic_k_warns_and_verbose_prints(capsys):
+    from sparseclust.datasets import load_dataset
+
+    zoo = load_dataset("zoo").drop(columns="type")
+    with pytest.warns(DataWarning, match=r"automatic K: K = 4 chosen, but its stability"):
+        fit = sc.craft(zoo, m=0.5, rng=0, verbose=True)
+    assert fit.k_selection.attrs["flat"] is True
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "Choosing K by stability on 101 of 101 rows: K = 1 .. 7 (5 restarts per fit)"
+    assert out[1].startswith("  K = 2: stability ")
+    assert out[-1].startswith("K = 4 chosen, but its stability does not beat")
+
+
+def test_sparse_hclust_default_niter_converges():
+    for seed in range(3):
+        fit = sc.sparse_hclust(sparse_sim(rng=seed).data, wbound=1.5)  # 21-23 steps
+        assert fit.converged and 15 < fit.n_iter < 50
+    with pytest.warns(sc.exceptions.ConvergenceWarning, match="niter=15"):
+        sc.sparse_hclust(sparse_sim(rng=0).data, wbound=1.5, niter=15)
+
+
+# ---------------------------------------------------------------- data
+BANKNOTE = "/work/shared/datasets/banknote.csv.gz"
+
+
+def test_house_votes_have_their_real_names():
+    from sparseclust.datasets import HOUSE_VOTES, load_house_votes_84
+
+    hv = load_house_votes_84()
+    assert list(hv.columns) == ["Class", *HOUSE_VOTES]
+    assert hv["physician_fee_freeze"].cat.categories.tolist() == ["n", "y"]
+    fit = sc.craft("~ . - Class", data=hv, k=2, rng=0)
+    assert "physician_fee_freeze" in fit.selected.columns
+
+
+def test_load_banknote(tmp_path, monkeypatch):
+    import os
+
+    from sparseclust.datasets import load_banknote
+
+    monkeypatch.delenv("SPARSECLUST_BANKNOTE", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))  # an empty cache
+    with pytest.raises(FileNotFoundError, match="not shipped with sparseclust.*download=True"):
+        load_banknote()
+    bad = tmp_path / "bad.csv"
+    pd.DataFrame({"a": [1.0]}).to_csv(bad, index=False)
+    with pytest.raises(ValueError, match="is not the UCI banknote data"):
+        load_banknote(bad)
+    if not os.path.exists(BANKNOTE):
+        pytest.skip("the shared copy of the banknote data is not on this machine")
+    bank = load_banknote(BANKNOTE)
+    assert bank.shape == (1372, 5) and bank["class"].value_counts().tolist() == [762, 610]
+    # the UCI file itself: no header
+    raw = tmp_path / "data_banknote_authentication.txt"
+    bank.astype({"class": int}).to_csv(raw, index=False, header=False)
+    monkeypatch.setenv("SPARSECLUST_BANKNOTE", str(raw))
+    X, y = load_banknote(as_frame=False)
+    pd.testing.assert_frame_equal(X, bank.drop(columns="class"))

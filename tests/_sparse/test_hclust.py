@@ -33,6 +33,10 @@ from sparseclust._sparse.permute import PermuteResult
 from sparseclust._sparse.tree import cutree, r_merge, r_order
 from sparseclust.exceptions import ConvergenceWarning, DataWarning
 
+# short tuning grids, for speed (the edge-of-grid warning is tested in
+# tests/_results/test_analyst.py)
+pytestmark = [pytest.mark.filterwarnings("ignore:.*the gap may be larger beyond the grid")]
+
 
 # --------------------------------------------------------------------- reference
 def brute_D(X: np.ndarray, dissimilarity: str, single: bool = False) -> np.ndarray:

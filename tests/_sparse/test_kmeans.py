@@ -22,6 +22,10 @@ from sparseclust._sparse.weights import between_ss, exact_threshold, project_wei
 from sparseclust.metrics import ari
 from sparseclust.simulate import sparse_motivating, sparse_sim
 
+# short tuning grids, for speed (the edge-of-grid warning is tested in
+# tests/_results/test_analyst.py)
+pytestmark = [pytest.mark.filterwarnings("ignore:.*the gap may be larger beyond the grid")]
+
 
 @pytest.fixture(scope="module")
 def sim():

@@ -24,7 +24,12 @@ from sparseclust.metrics import ari
 from sparseclust.simulate import sparse_sim
 
 REF = Path(__file__).parents[1] / "r_reference"
-pytestmark = pytest.mark.r_reference
+# short tuning grids, for speed (the edge-of-grid warning is tested in
+# tests/_results/test_analyst.py)
+pytestmark = [
+    pytest.mark.r_reference,
+    pytest.mark.filterwarnings("ignore:.*the gap may be larger beyond the grid"),
+]
 
 
 def _sparcl_choices() -> pd.DataFrame:
