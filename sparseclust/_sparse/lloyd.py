@@ -434,7 +434,7 @@ def _label_dtype(k: int) -> type:
     return np.int16 if k < 2**15 else np.int64
 
 
-def _k_ms_setup(block, offset, state, view, mu, S, k):
+def _k_ms_setup(block, offset, state, view, mu, S, k, keep):
     z = _z(block, view)
     xs = z - mu
     xq = np.einsum("ij,ij->i", xs, xs)
@@ -443,13 +443,14 @@ def _k_ms_setup(block, offset, state, view, mu, S, k):
         "sums": np.zeros((S, k, z.shape[1])),
         "xq": xq,
         "pend": None,
-        # the centred block, kept for the iterations when it is small (else recomputed)
-        "xs": xs if xs.size <= _KEEP_CENTRED else None,
+        # the centred block, kept for the iterations when the data are small (else
+        # recomputed: no second copy of large or distributed data)
+        "xs": xs if keep else None,
     }
     return st, xq.sum()
 
 
-#: Blocks of at most this many cells keep their centred copy through Lloyd's iterations.
+#: Data of at most this many cells keep their centred copy through Lloyd's iterations.
 _KEEP_CENTRED = 2**22
 
 
@@ -565,7 +566,8 @@ def _batched_lloyd(
     converged (S,), n_iter (S,)."""
     S, k, p = c0.shape
     c = c0.copy()
-    states, xq = ex.map(_k_ms_setup, ex.initial_states(), view, mu, S, k)
+    keep = ex.n * p <= _KEEP_CENTRED
+    states, xq = ex.map(_k_ms_setup, ex.initial_states(), view, mu, S, k, keep)
     counts = np.zeros((S, k), dtype=np.int64)
     converged = np.zeros(S, dtype=bool)
     n_iter = np.full(S, max_iter + 1, dtype=np.int64)  # R's $iter convention
