@@ -1512,7 +1512,7 @@ def _final_fit(
     ]
     return Fit(
         lam=lam,
-        labels=(np.concatenate([s["labels"] for s in ex.fetch(states)]) if B.local else None),
+        labels=(compact_labels([s["labels"] for s in ex.fetch(states)]) if B.local else None),
         states=None if B.local else states,
         state=st,
         objective=np.array([a + threshold * k + c for a, k, c in trace]),
@@ -1731,6 +1731,22 @@ def add_nll(data: CraftData | Blocked, out: Fit) -> Fit:
         ]
     states, parts = B.executor.map(_k_nll, states, out.state)
     return replace(out, nll=float(sum(parts)), states=states if out.states is not None else None)
+
+
+def compact_labels(parts: list[np.ndarray]) -> np.ndarray:
+    """A fit's labels (the blocks' in order) in the smallest signed integer type that
+    holds them: every restart keeps its labels until the restarts are compared, 1 byte
+    a row instead of 8 below 128 clusters (13 restarts on 2,000,000 rows: 26 MB, not
+    208).
+
+    Examples
+    --------
+    >>> compact_labels([np.array([0, 2]), np.array([1])]).tolist(), compact_labels([np.array([0, 2])]).dtype
+    ([0, 2, 1], dtype('int8'))
+    """
+    labels = np.concatenate(parts)
+    top = int(labels.max(initial=0))
+    return labels.astype(np.min_scalar_type(-top - 1), copy=False)
 
 
 def neg_loglik(data: CraftData, st: State, labels: np.ndarray) -> float:
