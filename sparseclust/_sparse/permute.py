@@ -353,19 +353,25 @@ class PermuteResult(Printed):
         return self.best.plot_weights(ax=ax, **kwargs)
 
 
+#: A grid starting at or below this bound reaches the sparsest fits (about two
+#: features): its first bound chosen needs no warning.
+LOW_ENOUGH = 1.5
+
+
 def warn_grid_edge(result: PermuteResult, p: int, func: str, low: float, high: float) -> None:
     """A :class:`~sparseclust.exceptions.CalibrationWarning` when the chosen bound is
     the first or the last of a grid of 3 or more that stops short of sparcl's default
     range (``low`` to ``high sqrt(p)``: 1.2 to 0.9 sqrt(p) for k-means, 1.1 to
-    0.7 sqrt(p) hierarchical): the best bound may lie beyond the grid."""
+    0.7 sqrt(p) hierarchical; a first bound up to :data:`LOW_ENOUGH` counts as the
+    start): the best bound may lie beyond the grid."""
     wb = result.table["wbound"].to_numpy()
     i, last = result.best_index, len(wb) - 1
-    at_low = i == 0 and wb[0] > low * (1 + 1e-9)
+    at_low = i == 0 and wb[0] > max(low, LOW_ENOUGH)
     at_high = i == last and wb[-1] < high * np.sqrt(p) * (1 - 1e-9)
     if len(wb) < 3 or not (at_low or at_high):
         return
     if at_low:
-        side, towards = "smallest", f"down to {low:g}"
+        side, towards = "smallest", f"down to {max(low, LOW_ENOUGH):g} or below"
     else:
         side, towards = "largest", f"up to {high * np.sqrt(p):.3g} ({high:g} sqrt(p))"
     warnings.warn(
