@@ -24,8 +24,10 @@ from sparseclust.sklearn import (  # noqa: E402
 
 
 # The checks' data are small random sets: CovariateClustering's sigma lands on the
-# edge of its CV grid there and says so (a CalibrationWarning, an error in this suite).
+# edge of its CV grid there and says so (a CalibrationWarning, an error in this suite),
+# and CRAFT's automatic K may say its criterion is flat there (a DataWarning).
 @pytest.mark.filterwarnings("ignore::sparseclust.exceptions.CalibrationWarning")
+@pytest.mark.filterwarnings("ignore:automatic K:sparseclust.exceptions.DataWarning")
 @parametrize_with_checks(
     [SparseKMeans(), SparseHierarchical(), CRAFT(), CovariateClustering()],
 )
