@@ -978,7 +978,9 @@ def _array_frame(data: Any, name: str) -> pd.DataFrame:
         raise TypeError(
             f"{name} has unsupported dtype {arr.dtype}; pass numbers, strings or a DataFrame."
         )
-    return pd.DataFrame(arr, columns=[f"x{j}" for j in range(arr.shape[1])])
+    # no copy (pandas copies an ndarray by default): the frame is only read, and a write
+    # to it would copy on write, so the caller's array stays as it is
+    return pd.DataFrame(arr, columns=[f"x{j}" for j in range(arr.shape[1])], copy=False)
 
 
 def is_dask_collection(x: Any) -> bool:

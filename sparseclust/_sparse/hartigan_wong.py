@@ -228,17 +228,32 @@ def _seq_cluster_sums(x: np.ndarray, labels: np.ndarray, k: int) -> np.ndarray:
     (numpy sums pairwise only along the fast axis in memory); ``+ 0.0`` turns the -0.0
     of a column of -0.0s into the 0.0 that a sum started from 0.0 gives. One column:
     a plain loop (the reduction would be along the fast axis)."""
-    p = x.shape[1]
+    n, p = x.shape
     sums = np.zeros((k, p))
     if p == 1 or not x.flags.c_contiguous:
         for i, lab in enumerate(labels.tolist()):
             sums[lab] += x[i]
         return sums
-    for j in range(k):
-        rows = x[labels == j]
-        if rows.shape[0]:
-            np.add(np.add.reduce(rows, axis=0), 0.0, out=sums[j])
-    return sums
+    # A cluster's rows are gathered a row block at a time (not all at once: that copy was
+    # up to two thirds of the data), behind the cluster's running sum in row 0, so that
+    # the reduction goes on adding rows one after the other: the same sums (a start from
+    # 0.0 changes only the sign of a zero, which the final ``+ 0.0`` clears).
+    step = _block_rows(p)
+    buf = np.empty((step + 1, p))
+    for a in range(0, n, step):
+        lab = labels[a : a + step]
+        for j in range(k):
+            rows = np.flatnonzero(lab == j)
+            if rows.size:
+                buf[0] = sums[j]
+                np.take(x[a : a + step], rows, axis=0, out=buf[1 : rows.size + 1])
+                np.add.reduce(buf[: rows.size + 1], axis=0, out=sums[j])
+    return np.add(sums, 0.0, out=sums)
+
+
+def _block_rows(p: int) -> int:
+    """Rows of a row block of ``p`` columns: about 1 MiB of float64."""
+    return max(1, 2**17 // max(1, p))
 
 
 def _means(x: np.ndarray, labels: np.ndarray, k: int) -> np.ndarray:
@@ -318,14 +333,13 @@ class _Screen:
         mu = x[:: max(1, x.shape[0] // 64)].mean(axis=0)  # the mean of <= 128 rows
         musq = float(mu @ mu)
         self.shift = musq > 0.25 * float(xsq.mean())
+        self.x = x  # shifted by ``mu`` a row block at a time (``_rows``), never all at once
+        self.mu = mu if self.shift else None
+        self.xq = xsq
         if self.shift:
-            self.mu = mu
-            self.xs = x - mu
-            self.xq = np.einsum("ij,ij->i", self.xs, self.xs)
-        else:
-            self.mu = None
-            self.xs = x
-            self.xq = xsq
+            for a, b in _blocks(n, p):
+                xs = self._rows(slice(a, b))
+                self.xq[a:b] = np.einsum("ij,ij->i", xs, xs)
         self.p = p
         self.tolf = (_TOL_SCALE * (p + 10) + _TOL_EXTRA) * _U
         self.tola = _TOL_SCALE * (p + 10) * 2.0**-1074  # underflow of tiny squares
@@ -338,13 +352,23 @@ class _Screen:
         self.use32 = False
         if self.coarse:  # rows [-2 x, |x|^2, 1] in single precision
             xa = np.empty((n, p + 2), dtype=np.float32)
-            np.multiply(self.xs, -2.0, out=xa[:, :p], casting="same_kind")
+            for a, b in _blocks(n, p):
+                np.multiply(self._rows(slice(a, b)), -2.0, out=xa[a:b, :p], casting="same_kind")
             xa[:, p] = self.xq
             xa[:, p + 1] = 1.0
             self.xa = xa
             self.tolf32 = self.tolf + _TOL_SCALE32 * (p + 10) * _U32
             self.txq32 = self.tolf32 * self.xq
             self.tola32 = (p + 10) * 2.0**-124  # times 1 + max |x| + max |c|: underflow
+
+    def _rows(self, rows: Any) -> np.ndarray:
+        """The (shifted) rows ``rows`` of the data."""
+        xr = self.x[rows]
+        if not self.shift:
+            return xr
+        if isinstance(rows, slice | int | np.integer):  # a view of the data
+            return xr - self.mu
+        return np.subtract(xr, self.mu, out=xr)  # a gathered copy
 
     def _centre_tol(self) -> None:
         cqmax = max(self.cq.tolist())
@@ -388,11 +412,17 @@ class _Screen:
     def dist_one(self, i: int) -> tuple[list[float], float]:
         """``dist`` for a single point, as Python floats."""
         xq = float(self.xq[i])
-        d = (xq + self.cq) - 2.0 * (self.cs @ self.xs[i])
+        d = (xq + self.cq) - 2.0 * (self.cs @ self._rows(i))
         return d.tolist(), self.tolf * (xq + self.cqmax) + self.tola
 
     def dist(self, rows: Any) -> tuple[np.ndarray, np.ndarray]:
-        g = self.xs[rows] @ self.cs.T
+        if self.shift and isinstance(rows, slice) and rows.step in (None, 1):  # in blocks
+            a, b, _ = rows.indices(self.xq.size)
+            g = np.empty((max(0, b - a), self.cs.shape[0]))
+            for a1, b1 in _blocks(b, self.p, start=a):
+                np.matmul(self._rows(slice(a1, b1)), self.cs.T, out=g[a1 - a : b1 - a])
+        else:
+            g = self._rows(rows) @ self.cs.T
         g *= -2.0
         g += self.xq[rows][:, None] + self.cq  # (|x|^2 + |c|^2) - 2 x.c
         return g, self.txq[rows] + self.tolc
@@ -418,6 +448,12 @@ class _Screen:
 
 
 # -------------------------------------------------------------------- Hartigan-Wong core
+def _blocks(n: int, p: int, start: int = 0) -> list[tuple[int, int]]:
+    """``(a, b)`` of the row blocks of rows ``start .. n - 1``."""
+    step = _block_rows(p)
+    return [(a, min(a + step, n)) for a in range(start, n, step)]
+
+
 def _two_nearest(d: np.ndarray, tol: np.ndarray) -> tuple[np.ndarray, ...]:
     """Nearest and second nearest column of each row of ``d`` (first index on ties, as
     a stable sort orders them) and whether either choice is too close to call."""
@@ -888,7 +924,7 @@ def hartigan_wong(x: Any, centers: Any, *, max_iter: int = 10) -> HWResult:
 
 class HWRunner:
     """:func:`hartigan_wong` on fixed data from several sets of centres: the data are
-    checked, and their screen (shifted copy, norms, single-precision rows) built, once.
+    checked, and their screen (shift, norms, single-precision rows) built, once.
 
     Examples
     --------

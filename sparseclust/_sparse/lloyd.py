@@ -68,7 +68,9 @@ def _z(block: np.ndarray, view: View) -> np.ndarray:
     if view is None:
         return block
     cols, scale = view
-    return block[:, cols] * scale  # stays 2-D with one column
+    z = block[:, np.asarray(cols)]  # a gathered copy (never a view of the data): 2-D
+    z *= scale  # in place: one copy of the data, not two
+    return z
 
 
 def _add(parts: Sequence[Any]) -> Any:
