@@ -79,6 +79,7 @@ LONG = [
     sc.dp_rf,
     sc.entropy_clustering,
     sc.kmeans_sparse_permute,
+    sc.sparse_kmeans_path,
     sc.hclust_sparse_permute,
     sc.covariate_clustering,
 ]
@@ -95,10 +96,18 @@ def test_one_progress_rule(func):
         lambda p: sc.craft(X, k=2, n_init=3, progress=p, rng=0),
         lambda p: sc.craft(X, k_max=3, n_pairs=1, n_refs=1, n_init=2, progress=p, rng=0),
         lambda p: sc.kmeans_sparse_permute(X, 2, nperms=3, wbounds=[1.2, 1.5], progress=p, rng=0),
+        lambda p: sc.sparse_kmeans_path(X, 2, wbounds=[1.2, 1.5], progress=p, rng=0),
         lambda p: sc.hclust_sparse_permute(X, nperms=3, wbounds=[1.2, 1.5], progress=p, rng=0),
         lambda p: sc.covariate_clustering(X, y=Y, sigma=1.0, nu=[1.0, 0.1], progress=p, rng=0),
     ],
-    ids=["craft-restarts", "craft-automatic-K", "kmeans-permute", "hclust-permute", "covariate"],
+    ids=[
+        "craft-restarts",
+        "craft-automatic-K",
+        "kmeans-permute",
+        "kmeans-path",
+        "hclust-permute",
+        "covariate",
+    ],
 )
 def test_bars_with_progress_true_only(call, monkeypatch, capsys):
     monkeypatch.setattr(parallel, "BAR_DELAY", 0.0)
@@ -106,6 +115,16 @@ def test_bars_with_progress_true_only(call, monkeypatch, capsys):
     assert "it/s" not in capsys.readouterr().err
     call(True)
     assert "it/s" in capsys.readouterr().err  # a tqdm bar on stderr
+
+
+def test_path_bar_counts_the_bounds_and_keeps_the_fits(monkeypatch, capsys):
+    monkeypatch.setattr(parallel, "BAR_DELAY", 0.0)
+    quiet = sc.sparse_kmeans_path(X, 2, wbounds=[1.2, 1.5, 1.8], progress=False, rng=0)
+    assert capsys.readouterr().err == ""
+    shown = sc.sparse_kmeans_path(X, 2, wbounds=[1.2, 1.5, 1.8], progress=True, rng=0)
+    err = capsys.readouterr().err
+    assert "bounds:" in err and "/3" in err  # one step per bound
+    pd.testing.assert_frame_equal(shown.table, quiet.table)  # the bar changes nothing
 
 
 @pytest.mark.filterwarnings("ignore::sparseclust.exceptions.PerformanceWarning")

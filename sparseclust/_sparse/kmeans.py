@@ -12,7 +12,15 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from .._data.params import Int, as_rng, check_choice, check_int, check_number, rules
+from .._data.params import (
+    Int,
+    Progress,
+    as_rng,
+    check_choice,
+    check_int,
+    check_number,
+    rules,
+)
 from .._data.stages import repair_sd, warn_spread
 from .._data.table import empty_table, read_numeric, transform_like
 from .._engine.blocks import LocalBlocks
@@ -909,7 +917,7 @@ def _check_wbounds(wbounds: Any, p: int, *, min_len: int = 1) -> np.ndarray:
     return w
 
 
-@rules(**_FIT_RULES, warm_start=FLAG, wbounds=replace(WBOUNDS, min_len=1))
+@rules(**_FIT_RULES, warm_start=FLAG, wbounds=replace(WBOUNDS, min_len=1), progress=Progress())
 def sparse_kmeans_path(
     x: Any = None,
     /,
@@ -928,6 +936,7 @@ def sparse_kmeans_path(
     numeric: Any = None,
     categorical: Any = None,
     keep_data: bool = True,
+    progress: bool | None = None,
     rng: Any = None,
 ) -> SparseKMeansPath:
     """Sparse k-means over a sequence of bounds (sparcl's ``KMeansSparseCluster`` with a vector).
@@ -957,6 +966,9 @@ def sparse_kmeans_path(
         Columns whose kind is set by name, overriding detection by dtype.
     keep_data : bool, default True
         Keep the data on the fits (for profiles and plots).
+    progress : bool, optional
+        A tqdm progress bar over the bounds (shown once they have run 2 s); default: on
+        in an interactive terminal or notebook.
     rng : None, int or Generator
         Seeds the starts.
 
@@ -985,7 +997,8 @@ def sparse_kmeans_path(
     c = _centers_scaled(c, sc)
     ex = one_block(X)
     settings = FitSettings(weights, algorithm, nstart, max_iter, c, warm=warm_start)
-    outs = fit_bounds(ex, p, k, wb, settings, int(generator.integers(2**63 - 1)))
+    seed = int(generator.integers(2**63 - 1))
+    outs = fit_bounds(ex, p, k, wb, settings, seed, progress=bool(progress))
     warn_fits(outs, "sparse_kmeans_path", max_iter)
     fits = [
         _result(

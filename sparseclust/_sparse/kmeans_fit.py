@@ -20,7 +20,7 @@ import numpy as np
 
 from .._data.params import user_stacklevel
 from .._engine.blocks import LocalBlocks
-from .._engine.parallel import run_shared
+from .._engine.parallel import progress_bar, run_shared
 from .._engine.threads import single_blas_thread
 from ..exceptions import ConvergenceWarning
 from .kmeans_core import SparseKMeansFit, initial_blocks, sparse_kmeans_blocks
@@ -152,14 +152,21 @@ def refit_bound(
 
 
 def fit_bounds(
-    ex: Any, p: int, k: int, wb: np.ndarray, settings: FitSettings, seed: int
+    ex: Any,
+    p: int,
+    k: int,
+    wb: np.ndarray,
+    settings: FitSettings,
+    seed: int,
+    progress: bool = False,
 ) -> list[SparseKMeansFit]:
     """Fits of one data set (an executor of row blocks, ``p`` columns) at every bound,
-    from one initial partition."""
+    from one initial partition; ``progress``: a bar over the bounds."""
     s_init, seeds = _bound_seeds(wb, seed)
     init = _initial(ex, k, settings, s_init)
     outs, start = [], init
-    for s, sd in zip(wb, seeds, strict=True):
+    bounds = progress_bar(zip(wb, seeds, strict=True), progress, "bounds", total=len(wb))
+    for s, sd in bounds:
         out = fit_one(ex, p, k, float(s), ex.copy(start), settings, sd)
         outs.append(out)
         if settings.warm:
