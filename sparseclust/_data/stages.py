@@ -710,7 +710,7 @@ def warn_spread(numeric: np.ndarray, names: Sequence[str], *, scale: bool) -> No
     if ratio <= SPREAD_RATIO:
         return
     warnings.warn(
-        f"Numeric columns differ in spread by {ratio:.3g}x (sd of {names[hi]!r} "
+        f"Numeric columns differ in spread by {ratio:.0f}x (sd of {names[hi]!r} "
         f"{sd[hi]:.4g}, of {names[lo]!r} {sd[lo]:.4g}): unscaled, the widest columns "
         "decide the clustering. Standardise them with scale=True; writing scale=False "
         "keeps raw units on purpose, without this warning.",

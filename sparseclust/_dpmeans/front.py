@@ -389,13 +389,15 @@ def dpmeans(
     Examples
     --------
     >>> from sparseclust import dpmeans
-    >>> from sparseclust.datasets import load_wine
-    >>> wine = load_wine()
-    >>> fit = dpmeans("~ . - class", data=wine, k=3)
+    >>> from sparseclust.datasets import load_penguins
+    >>> penguins = load_penguins()
+    >>> fit = dpmeans(
+    ...     "~ . - species - year", data=penguins, k=3, scale=True, missing="drop"
+    ... )
     >>> fit.n_clusters
     3
     >>> fit.labels.value_counts().sort_index().tolist()
-    [...]
+    [129, 85, 119]
     """
     call = call_string(dpmeans, locals())
     generator = as_rng(rng)

@@ -51,8 +51,6 @@ import pandas as pd
 from pandas.api import types as pdt
 
 __all__ = [
-    "BANKNOTE_URL",
-    "HOUSE_VOTES",
     "list_datasets",
     "load_adult",
     "load_banknote",
@@ -811,7 +809,7 @@ def load_house_votes_84(*, as_frame: bool = True) -> pd.DataFrame | tuple[pd.Dat
     ``immigration``, ``synfuels_corporation_cutback``, ``education_spending``,
     ``superfund_right_to_sue``, ``crime``, ``duty_free_exports``,
     ``export_administration_act_south_africa`` (``V1`` ... ``V16`` in the file and
-    in mlbench; :data:`HOUSE_VOTES` lists them in that order).
+    in mlbench; ``sparseclust.datasets.HOUSE_VOTES`` lists them in that order).
 
     Parameters
     ----------
@@ -914,7 +912,7 @@ def load_banknote(
         ``True``: one DataFrame including the label column. ``False``: the tuple
         ``(X, y)``.
     download : bool, default False
-        Without a file: fetch it from :data:`BANKNOTE_URL` into ``~/.cache/sparseclust``.
+        Without a file: fetch it from ``sparseclust.datasets.BANKNOTE_URL`` into ``~/.cache/sparseclust``.
 
     Returns
     -------

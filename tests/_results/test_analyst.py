@@ -252,7 +252,7 @@ def test_scale_defaults_follow_the_source():
 
 def test_spread_warning_when_unscaled_by_default():
     wine = load_wine().drop(columns="class")
-    msg = r"differ in spread by 2.53e\+03x \(sd of 'proline' 314.9, of 'nonflavanoid_phenols'"
+    msg = r"differ in spread by 2530x \(sd of 'proline' 314.9, of 'nonflavanoid_phenols'"
     for call in (
         lambda: sc.dpmeans(wine, k=3),
         lambda: sc.sparse_kmeans(wine, 3, rng=0),
