@@ -36,7 +36,16 @@ def _folder_rule() -> dict[str, set[str]]:
 ALLOWED: dict[str, set[str]] = _folder_rule()
 
 #: Libraries ``import sparseclust`` must not load (they load when a function needs them).
-HEAVY = ("sklearn", "statsmodels", "matplotlib", "patsy", "joblib", "dask", "distributed")
+HEAVY = (
+    "sklearn",
+    "statsmodels",
+    "matplotlib",
+    "patsy",
+    "joblib",
+    "dask",
+    "distributed",
+    "numba",
+)
 
 
 def _module_name(path: Path) -> str:
