@@ -27,6 +27,7 @@ __all__ = [
     "plot_weights",
     "plot_weights_path",
     "plot_k_selection",
+    "plot_m_selection",
     "plot_objective",
     "plot_profiles",
     "plot_subspaces",
@@ -409,8 +410,90 @@ def _draw_selection(ax: Any, M: Any, title: str, kwargs: dict) -> Any:
     return im
 
 
+def _relevance_frame(selected: Any, relevance: Any) -> Any:
+    """The relevance to shade by: None (black and white), a fit's own (True) or the
+    frame given."""
+    if relevance is None or relevance is False:
+        return None
+    if relevance is True:
+        if _is_frame(selected) or not hasattr(selected, "relevance"):
+            raise TypeError(
+                "relevance=True takes the relevance from a fit (e.g. a CRAFT fit), but "
+                f"selected is of type {type(selected).__name__}. Pass the fit, or "
+                "relevance=<DataFrame of clusters x features>."
+            )
+        return selected.relevance
+    if not _is_frame(relevance):
+        raise TypeError(
+            "relevance must be True, False, None or a DataFrame of numbers (clusters x "
+            f"features, e.g. fit.relevance); got relevance of type {type(relevance).__name__}."
+        )
+    return relevance
+
+
+def _check_relevance(rel: Any, sel: Any) -> Any:
+    """``rel`` as floats on ``sel``'s clusters and features (an error naming the
+    mismatch otherwise)."""
+    import pandas as pd
+
+    if set(rel.columns) != set(sel.columns) or len(rel.index) != len(sel.index):
+        raise ValueError(
+            f"relevance must have the clusters and features of selected: got shape "
+            f"{rel.shape} for selected's {sel.shape} (features missing: "
+            f"{[c for c in sel.columns if c not in set(rel.columns)][:5]}). Pass "
+            "fit.relevance with fit.selected."
+        )
+    try:
+        arr = rel[list(sel.columns)].to_numpy(dtype=float)
+    except (TypeError, ValueError):
+        arr = None
+    if arr is None or np.isnan(arr).any():
+        raise TypeError(
+            f"relevance must hold numbers without missing values; got dtypes "
+            f"{sorted({str(t) for t in rel.dtypes})}."
+        )
+    return pd.DataFrame(arr, index=sel.index, columns=sel.columns)
+
+
+def _subspace_size(n_rows: int, n_cols: int, rel: Any) -> tuple[float, float]:
+    """Figure size (inches) of one selection panel; room for the colourbar and its
+    label with ``rel``."""
+    width, height = max(3.5, 1.6 + 0.17 * n_cols), 1.7 + 0.3 * n_rows
+    if rel is None:
+        return width, height
+    longest = max(len(str(c)) for c in rel.columns)  # rotated tick labels under the cells
+    return width + 1.2, max(height, 1.0 + 0.075 * min(longest, 40) + max(1.6, 0.3 * n_rows))
+
+
+def _draw_panel(ax: Any, sel: Any, rel: Any, title: str, kwargs: dict) -> Any:
+    """The selection matrix in black and white, or shaded by ``rel`` with the
+    selected cells outlined and a colourbar."""
+    if rel is None:
+        return _draw_selection(ax, sel, title, kwargs)
+    from matplotlib.patches import Rectangle
+
+    values = rel.to_numpy()
+    top = float(values.max())
+    kw = {"cmap": "YlOrBr", "vmin": 0.0, "vmax": top if top > 0 else 1.0}
+    im = _draw_selection(ax, rel, title, {**kw, **kwargs})
+    for i, j in zip(*np.nonzero(sel.to_numpy())):
+        ax.add_patch(
+            Rectangle((j - 0.42, i - 0.42), 0.84, 0.84, fill=False, edgecolor="#0050b4", lw=1.8)
+        )
+    ax.set_xlabel("feature (outlined = selected)")
+    extend = "min" if (values < im.norm.vmin).any() else "neither"
+    ax.figure.colorbar(im, ax=ax, label="relevance (nats)", extend=extend)
+    return im
+
+
 def plot_subspaces(
-    selected: Any, truth: Any = None, *, ax: Any = None, match: bool = True, **kwargs: Any
+    selected: Any,
+    truth: Any = None,
+    *,
+    ax: Any = None,
+    match: bool = True,
+    relevance: Any = None,
+    **kwargs: Any,
 ) -> Any:
     """Draw the clusters x features selection matrix, as in the CRAFT paper's Figs. 2-4.
 
@@ -436,9 +519,17 @@ def plot_subspaces(
         (Hungarian assignment, :func:`scipy.optimize.linear_sum_assignment`, on the
         number of agreeing cells); recovered clusters left unmatched (more clusters
         than the truth) are appended at the bottom.
+    relevance : DataFrame of numbers, or True, optional
+        Shade the (recovered) selection matrix by relevance instead of drawing it in
+        black and white: cells coloured on a sequential scale from 0 to the largest
+        value (negative values drawn as 0), selected cells outlined, and a colourbar
+        "relevance (nats)". A DataFrame with the same clusters and
+        features as ``selected`` (e.g. ``CraftResult.relevance``), or True to take
+        ``selected.relevance`` from a fit. Default: the black-and-white matrix.
     **kwargs
         Passed to ``Axes.imshow`` (defaults: ``cmap="Greys"``, ``vmin=0``,
-        ``vmax=1``, ``aspect="auto"``, ``interpolation="nearest"``).
+        ``vmax=1``, ``aspect="auto"``, ``interpolation="nearest"``; with
+        ``relevance``: ``cmap="YlOrBr"``, ``vmin=0``, ``vmax`` the largest relevance).
 
     Returns
     -------
@@ -457,27 +548,37 @@ def plot_subspaces(
     >>> [t.get_text() for t in fig.axes[1].get_yticklabels()]
     ['cluster 1', 'cluster 2', 'cluster 0']
     >>> plt.close(fig)
+
+    Shaded by relevance (here made up: 1 where selected, 0.2 elsewhere):
+
+    >>> fig = plot_subspaces(truth, relevance=truth * 0.8 + 0.2)
+    >>> fig.axes[1].get_ylabel()
+    'relevance (nats)'
+    >>> plt.close(fig)
     """
     from ._data.params import check_bool
 
     match = check_bool("match", match)
+    rel = _relevance_frame(selected, relevance)
     if hasattr(selected, "selected") and not _is_frame(selected):
         selected = selected.selected
     sel = _bool_frame("selected", selected)
+    if rel is not None:
+        rel = _check_relevance(rel, sel)
     if truth is None:
         if ax is None:
             import matplotlib.pyplot as plt
 
             n_rows, n_cols = sel.shape
             fig, ax = plt.subplots(
-                figsize=(max(3.5, 1.6 + 0.17 * n_cols), 1.7 + 0.3 * n_rows), layout="constrained"
+                figsize=_subspace_size(n_rows, n_cols, rel), layout="constrained"
             )
         elif not hasattr(ax, "imshow"):
             raise TypeError(
                 f"ax must be a matplotlib Axes; got ax of type {type(ax).__name__}. "
                 "Leave ax=None for a new figure."
             )
-        _draw_selection(ax, sel, "Selected features", kwargs)
+        _draw_panel(ax, sel, rel, "Selected features", kwargs)
         return ax.figure
 
     tru = _bool_frame("truth", truth)
@@ -490,17 +591,19 @@ def plot_subspaces(
             "Select the same columns in both."
         )
     sel = sel[list(tru.columns)]
+    rel = None if rel is None else rel[list(tru.columns)]
     if match:
-        sel = sel.iloc[_match_rows(tru.to_numpy(), sel.to_numpy())]
+        order = _match_rows(tru.to_numpy(), sel.to_numpy())
+        sel = sel.iloc[order]
+        rel = None if rel is None else rel.iloc[order]
     if ax is None:
         import matplotlib.pyplot as plt
 
         n_rows, n_cols = max(tru.shape[0], sel.shape[0]), tru.shape[1]
+        width, height = _subspace_size(n_rows, n_cols, None)
+        width = 2 * width + (0.0 if rel is None else _subspace_size(n_rows, n_cols, rel)[0] - width)
         fig, axes = plt.subplots(
-            1,
-            2,
-            figsize=(2 * max(3.5, 1.6 + 0.17 * n_cols), 1.7 + 0.3 * n_rows),
-            layout="constrained",
+            1, 2, figsize=(width, _subspace_size(n_rows, n_cols, rel)[1]), layout="constrained"
         )
     else:
         axes = list(ax) if isinstance(ax, list | tuple | np.ndarray) else [ax]
@@ -510,8 +613,8 @@ def plot_subspaces(
                 f"ax of type {type(ax).__name__}. Leave ax=None for a new figure, e.g. "
                 "fig, axs = plt.subplots(1, 2) then ax=axs."
             )
-    _draw_selection(axes[0], tru, "True subspaces", kwargs)
-    _draw_selection(axes[1], sel, "Recovered subspaces", kwargs)
+    _draw_selection(axes[0], tru, "True subspaces", kwargs if rel is None else {})
+    _draw_panel(axes[1], sel, rel, "Recovered subspaces", kwargs)
     return axes[0].figure
 
 
@@ -626,6 +729,84 @@ def plot_k_selection(table: Any, *, ax: Any = None, **kwargs: Any) -> Any:
     if flat:
         title += f"\nflat: K = {k[chosen][0]:g} does not beat a neighbouring K beyond noise"
     ax.set_title(title, **({"fontsize": 10, "color": "darkred"} if flat else {}))
+    return ax
+
+
+def plot_m_selection(table: Any, *, ax: Any = None, **kwargs: Any) -> Any:
+    """The BIC that chose CRAFT's budget m, against m, with the choice.
+
+    Parameters
+    ----------
+    table : DataFrame
+        What ``craft(m="auto")`` stores as ``m_selection``: columns ``m`` and ``bic``
+        (lower is better), optionally ``n_numeric`` / ``n_categorical`` (features
+        selected per cluster: written above each point) and a boolean ``chosen``
+        (circled in red).
+    ax : Axes, optional
+        Where to draw; by default a new figure.
+    **kwargs
+        Passed to ``Axes.plot`` (default ``marker="o"``).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> import pandas as pd
+    >>> tab = pd.DataFrame({"m": [0.2, 0.5, 0.8], "bic": [310.0, 290.5, 301.2],
+    ...                     "chosen": [False, True, False]})
+    >>> ax = plot_m_selection(tab)
+    >>> ax.get_xlabel(), [t.get_text() for t in ax.get_legend().get_texts()]
+    ('budget m (share of features selected per cluster)', ['BIC', 'chosen m = 0.5'])
+    >>> plt.close(ax.figure)
+    """
+    import pandas as pd
+
+    if not isinstance(table, pd.DataFrame):
+        raise TypeError(
+            "table must be a DataFrame with columns 'm' and 'bic' (a fit's m_selection); "
+            f"got table of type {type(table).__name__}."
+        )
+    missing = [c for c in ("m", "bic") if c not in table.columns]
+    if missing:
+        raise ValueError(
+            f"table must have columns ['m', 'bic']; missing {missing} (columns: "
+            f"{list(table.columns)}). Pass a fit's m_selection."
+        )
+    if table.empty:
+        raise ValueError("table has no rows; nothing to plot.")
+    tab = table.sort_values("m", kind="stable")
+    m = tab["m"].to_numpy(dtype=float)
+    y = tab["bic"].to_numpy(dtype=float)
+    ax = _axes(ax)
+    kwargs.setdefault("marker", "o")
+    kwargs.setdefault("label", "BIC")
+    ax.plot(m, y, **kwargs)
+    if {"n_numeric", "n_categorical"} <= set(tab.columns):
+        for x, v, a, b in zip(m, y, tab["n_numeric"], tab["n_categorical"], strict=True):
+            ax.annotate(
+                f"{int(a)}+{int(b)}",
+                (x, v),
+                textcoords="offset points",
+                xytext=(0, 7),
+                ha="center",
+                fontsize=8,
+            )
+    if "chosen" in tab.columns:
+        chosen = tab["chosen"].eq(True).fillna(False).to_numpy(dtype=bool)
+        if chosen.any():
+            shown = ", ".join(f"{v:g}" for v in m[chosen])
+            _circle(ax, m[chosen], y[chosen], f"chosen m = {shown}")
+    ax.legend(fontsize=9, framealpha=0.9, loc="best")
+    ax.set_xlabel("budget m (share of features selected per cluster)")
+    ax.set_ylabel("BIC of the selected-feature model")
+    title = "Choice of the budget m"
+    if {"n_numeric", "n_categorical"} <= set(tab.columns):
+        title += "\n(labels: numeric + categorical features selected per cluster)"
+    ax.set_title(title, fontsize=10)
     return ax
 
 

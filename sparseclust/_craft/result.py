@@ -15,6 +15,7 @@ from .._results.base import ClusterResult, labels_series
 from .._results.format import fmt
 from . import core as core
 from .prepared import Prepared
+from .select_m import m_verdict
 
 __all__ = ["CraftResult", "build_result"]
 
@@ -64,6 +65,11 @@ class CraftResult(ClusterResult):
         gives ``nll`` and ``ref_nll``) and ``chosen``. Its ``attrs`` record ``rows``
         (the rows K was chosen on: a seeded subsample of ``k_sample_rows`` rows of
         larger data), ``n_obs`` (the data's rows) and ``k_method``.
+    m_selection : DataFrame or None
+        When the budget was chosen from the data (``m="auto"``), its criterion table:
+        one row per budget compared, ``m``, ``n_numeric`` and ``n_categorical``
+        (features selected per cluster), ``n_clusters``, ``neg_loglik``, ``n_params``,
+        ``bic`` (of the best of the budget's first restarts) and ``chosen``.
 
     Examples
     --------
@@ -94,6 +100,7 @@ class CraftResult(ClusterResult):
     restarts: pd.DataFrame
     calibration: pd.DataFrame | None = None
     k_selection: pd.DataFrame | None = None
+    m_selection: pd.DataFrame | None = None
     _state: Any = None
     _prep: Any = None
 
@@ -136,6 +143,8 @@ class CraftResult(ClusterResult):
             lines.append(f"Asked for k={self.k}; got {self.n_clusters} clusters.")
         if self._k_subsample():
             lines.append(f"{self._k_subsample()}; the clusters were fitted on all rows.")
+        if self.m_selection is not None:
+            lines.append(f"{m_verdict(self.m_selection)} (see m_selection).")
         if self._chosen_run().startswith("seeded"):
             lines.append(
                 f"Reported run: {self._chosen_run()}, at the smallest lambda where it is "
@@ -161,6 +170,64 @@ class CraftResult(ClusterResult):
             .rename("share_of_clusters")
         )
 
+    @cached_property
+    def relevance(self) -> pd.DataFrame:
+        """How much each variable separates each cluster: the drop in the CRAFT objective
+        when the variable is selected for the cluster, in nats (clusters x variables,
+        labelled as :attr:`selected`).
+
+        For cluster k and variable d: the cost of the cluster's rows with d following
+        the whole data's distribution (unselected) minus their cost with d following
+        the cluster's own (selected), minus ``F_delta`` (the objective's price of one
+        selected cell; 0 at ``m=0.5``), all else as fitted (no refit). Positive: the
+        selection saves that much; near 0 or negative: the cluster does not differ
+        from the whole data on d. Selected and unselected cells are computed alike,
+        so an unselected cell says what selecting it would save.
+
+        Categorical d: ``G_d - G_kd`` of the paper's selection step, the summed
+        ``-log eta_0d(x) + log eta_kd(x)`` (about ``n_k`` times the Kullback-Leibler
+        divergence of the cluster's level shares from the global ones). Numeric d:
+        the generative model's Gaussian terms, ``(x - zeta_d)^2 / (2 sigma_d^2) + log
+        sigma_d`` minus ``(x - zeta_kd)^2 / (2 sigma_kd^2) + log sigma_kd`` (about
+        ``n_k`` times the divergence of the cluster's normal from the global one),
+        the terms of the restart criterion :attr:`neg_loglik`: the asymptotic cost
+        alone charges every selected numeric variable ``n_k / 2`` whatever the data,
+        so it cannot rank them. Both are log-likelihood ratios, on one scale, and a
+        numeric relevance does not depend on the variable's units or on ``scale=``.
+        Missing cells add nothing. DP-RF (:func:`~sparseclust.dp_rf`) costs squared
+        distances: its relevance is the cluster's between-cluster sum of squares on the
+        column, ``n_k (zeta_kd - zeta_d)^2``, minus ``F_delta``. Needs the fit's rows
+        in memory (not the Dask backend).
+
+        Examples
+        --------
+        >>> from sparseclust import craft
+        >>> from sparseclust.simulate import craft_fig2a
+        >>> fit = craft(craft_fig2a(n_per_cluster=30, rng=0).data, m=1 / 3, k=3, rng=0)
+        >>> rel = fit.relevance
+        >>> rel.shape == fit.selected.shape, bool((rel.columns == fit.selected.columns).all())
+        (True, True)
+        >>> bool(rel.where(fit.selected).mean().mean() > rel.where(~fit.selected).mean().mean())
+        True
+        """
+        from .relevance import relevance_matrix
+
+        prep: Prepared = self._prep
+        if isinstance(prep.data, core.Blocked):
+            raise ValueError(
+                "relevance needs the fit's rows in memory; this fit ran on the Dask backend. "
+                "Fit a sample in memory (craft(ddf.sample(...).compute(), ...)) for relevance."
+            )
+        kept = ~prep.table.dropped
+        lab = self.labels.to_numpy(dtype=np.float64, na_value=np.nan)[kept].astype(np.intp)
+        R = relevance_matrix(prep.data, self._state, lab, self.F_delta, self._cost_sigma)
+        t = prep.table
+        internal = t.numeric_names + t.categorical_names
+        if list(self.selected.columns) != internal and set(self.selected.columns) == set(internal):
+            frame = pd.DataFrame(R, index=self.selected.index, columns=internal)
+            return frame[self.selected.columns].rename_axis(columns=self.selected.columns.name)
+        return pd.DataFrame(R, index=self.selected.index, columns=self.selected.columns)
+
     def _summary_tables(self) -> dict[str, pd.DataFrame]:
         clusters = pd.DataFrame(
             {"size": self.sizes, "n_selected": self.selected.sum(axis=1).to_numpy()}
@@ -172,6 +239,7 @@ class CraftResult(ClusterResult):
                     self.lam_method,
                     self.k,
                     fmt(self.m),
+                    self._m_set_by(),
                     fmt(self.rho),
                     fmt(self.F0, 6),
                     fmt(self.F_delta, 6),
@@ -192,6 +260,7 @@ class CraftResult(ClusterResult):
                 "lambda set by",
                 "k",
                 "m",
+                "m set by",
                 "rho",
                 "F0",
                 "F_delta",
@@ -214,11 +283,21 @@ class CraftResult(ClusterResult):
             "selection_frequency": freq,
             "selected": self.selected.astype(int),
         }
+        if not isinstance(self._prep.data, core.Blocked):
+            tables["relevance"] = self.relevance
         if self.table is not None:
             tables["selected_profiles"] = self.selected_profiles()
         if self.k_selection is not None:
             tables["k_selection"] = self.k_selection
+        if self.m_selection is not None:
+            tables["m_selection"] = self.m_selection
         return tables
+
+    def _m_set_by(self) -> str:
+        """``"BIC over 6 budgets"`` when m was chosen from the data, else ``"given"``."""
+        if self.m_selection is None:
+            return "given"
+        return f"BIC over {len(self.m_selection)} budgets"
 
     def _restart_counts(self) -> str:
         """``"3"``, or ``"3 calibrated + 3 seeded"`` when the restarts are of two kinds."""
@@ -311,6 +390,12 @@ class CraftResult(ClusterResult):
             notes.append(f"K = {self.k} was chosen automatically: {how}. See k_selection.")
         elif tab is not None:
             notes.append(f"K = {self.k} was chosen by the gap statistic. See k_selection.")
+        if self.m_selection is not None:
+            notes.append(
+                f"{m_verdict(self.m_selection)}: the BIC of the selected-feature model "
+                "(craft() Notes), each budget scored on its first restarts; the result is "
+                f"craft(m={fmt(self.m)}) with the same restarts."
+            )
         if self._k_subsample():
             notes.append(
                 f"{self._k_subsample()}, a seeded uniform subsample (k_sample_rows); the "
@@ -376,13 +461,18 @@ class CraftResult(ClusterResult):
         D = core.costs(new, self._state, self.F_delta, sigma_override=self._cost_sigma)
         return labels_series(t, D.argmin(axis=1), unplaced=t.empty_rows())
 
-    def plot_subspaces(self, truth: pd.DataFrame | None = None, **kwargs: Any) -> Any:
+    def plot_subspaces(
+        self, truth: pd.DataFrame | None = None, *, relevance: bool = False, **kwargs: Any
+    ) -> Any:
         """The clusters x features selection matrix (paper Figs. 2-4), beside ``truth`` if given.
 
         Parameters
         ----------
         truth : pandas.DataFrame, optional
             The true clusters x features selection, drawn beside the fitted one.
+        relevance : bool, default False
+            Shade the cells by :attr:`relevance` (sequential colour scale with a
+            colourbar, selected cells outlined) instead of black and white.
         **kwargs
             Passed to :func:`~sparseclust.plotting.plot_subspaces`.
 
@@ -401,10 +491,16 @@ class CraftResult(ClusterResult):
         >>> len(fig.axes) >= 1
         True
         >>> plt.close(fig)
+        >>> fig = fit.plot_subspaces(relevance=True)
+        >>> fig.axes[-1].get_ylabel()
+        'relevance (nats)'
+        >>> plt.close(fig)
         """
         from .. import plotting
+        from .._data.params import check_bool
 
-        return plotting.plot_subspaces(self.selected, truth, **kwargs)
+        rel = self.relevance if check_bool("relevance", relevance) else None
+        return plotting.plot_subspaces(self.selected, truth, relevance=rel, **kwargs)
 
     def plot_profiles(self, ax: Any = None, **kwargs: Any) -> Any:
         """Heatmap of the cluster profiles.
@@ -506,6 +602,46 @@ class CraftResult(ClusterResult):
 
         return plotting.plot_k_selection(self.k_selection, ax=ax, **kwargs)
 
+    def plot_m_selection(self, ax: Any = None, **kwargs: Any) -> Any:
+        """The BIC that chose the budget m, against m, with the choice.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Where to draw; by default a new figure.
+        **kwargs
+            Passed to :func:`~sparseclust.plotting.plot_m_selection`.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on.
+
+        Raises
+        ------
+        ValueError
+            If m was given (a number), not chosen.
+
+        Examples
+        --------
+        >>> import matplotlib.pyplot as plt
+        >>> from sparseclust import craft
+        >>> from sparseclust.simulate import craft_fig2a
+        >>> fit = craft(craft_fig2a(n_per_cluster=15, rng=1).data, k=3, n_init=5, rng=0)
+        >>> ax = fit.plot_m_selection()
+        >>> ax.get_xlabel()
+        'budget m (share of features selected per cluster)'
+        >>> plt.close(ax.figure)
+        """
+        if self.m_selection is None:
+            raise ValueError(
+                f"m was given (m={fmt(self.m)}), not chosen from the data; call craft() "
+                "without m= (or with m='auto') to get the criterion curve."
+            )
+        from .. import plotting
+
+        return plotting.plot_m_selection(self.m_selection, ax=ax, **kwargs)
+
 
 def build_result(
     best: core.Fit,
@@ -522,6 +658,7 @@ def build_result(
     keep_data: bool,
     k_selection: pd.DataFrame | None,
     dask_prep: Any = None,
+    m_selection: pd.DataFrame | None = None,
 ) -> CraftResult:
     """The :class:`CraftResult` of the restart ``best`` among ``runs`` (centres and sds
     back in the data's units; on the Dask backend lazy labels). ``params``: the
@@ -567,6 +704,7 @@ def build_result(
         restarts=restart_table(runs, best),
         calibration=best.calibration,
         k_selection=k_selection,
+        m_selection=m_selection,
         _state=st,
         _prep=prep,
     )
