@@ -345,17 +345,15 @@ def with_training_stats(new: CraftData, fitted: CraftData) -> CraftData:
 def feature_sums(data: CraftData, A: np.ndarray) -> np.ndarray:
     """(K, Q): each feature's level columns of ``A`` (K, S) added up, the numbers of
     ``A @ data.level_sum`` (scipy adds them to 0 in level order) without a sparse
-    product: the columns are laid out (K, Q, max levels), zero-padded after each
-    feature's levels, and added in order; ``+ 0.0`` turns a -0.0 total into the 0.0
-    that starting from 0 gives (otherwise x + 0.0 == x)."""
+    product: each feature's levels added in order from the first, then ``+ 0.0``, which
+    turns a -0.0 total into the 0.0 that starting from 0 gives (otherwise x + 0.0 == x);
+    compiled (:func:`~sparseclust._craft.costs_jit.feature_sums`)."""
     K, Q = A.shape[0], data.Q
     if Q == 0:
         return np.zeros((K, 0))
-    pos = np.arange(A.shape[1]) - data.offsets[data.level_q]
-    pad = np.zeros((K, Q, int(data.L.max())))
-    pad[:, data.level_q, pos] = A
-    total = np.add.accumulate(pad, axis=2)[:, :, -1]
-    return total + 0.0
+    from .costs_jit import feature_sums as sums
+
+    return sums(np.ascontiguousarray(A, dtype=np.float64), data.offsets, data.L, np.empty((K, Q)))
 
 
 # ---------------------------------------------------------------- pieces of rows
@@ -458,20 +456,10 @@ def _level_sums(codes, offsets, table, a: int, b: int) -> np.ndarray:
     """(b - a, K'): per row of ``a:b``, the table rows of its levels summed feature by
     feature in feature order (the rounding of the one-hot product ``onehot @ A.T``
     this replaces: each row's observed levels added in column order), in this
-    thread's buffers."""
-    m = b - a
-    out = _scratch("level_sums", (m, table.shape[1]))
-    idx = _scratch("level_idx", (m,), np.intp)
-    tmp = _scratch("level_tmp", out.shape)
-    for q in range(codes.shape[1]):
-        np.add(codes[a:b, q], offsets[q] + q + 1, out=idx)
-        # mode="clip": the indices are in range by construction, and the default mode
-        # copies ``out``
-        if q == 0:
-            np.take(table, idx, axis=0, out=out, mode="clip")
-        else:
-            out += np.take(table, idx, axis=0, out=tmp, mode="clip")
-    return out
+    thread's buffers; compiled (:func:`~sparseclust._craft.costs_jit.level_sums`)."""
+    from .costs_jit import level_sums
+
+    return level_sums(codes, offsets, table, a, b, _scratch("level_sums", (b - a, table.shape[1])))
 
 
 # ------------------------------------------------------------------- cluster state
@@ -500,10 +488,11 @@ def _cost_pieces(data: CraftData, st: State, F_delta: float, sigma_override: flo
     """
     P, Q, K = data.P, data.Q, st.K
     dist = _DISTINCT.get(data) if Q else None
-    if Q:
-        vcat = st.v[:, P:]
-        A = (data.log_eta0[None, :] - st.log_eta) * vcat[:, data.level_q]  # (K, S)
-        table = _level_table(data.offsets, A)
+    if Q:  # _level_table of (log_eta0 - log_eta) * v, compiled
+        from .costs_jit import cost_table
+
+        table = np.empty((data.level_q.size + Q, 4 if K == 3 else K))
+        cost_table(data.log_eta0, st.log_eta, st.v, P, data.offsets, data.L, table)
         if dist is not None:  # categorical terms + g0 of each distinct row
             ucodes, first, inv = dist
             level = _level_sums(ucodes, data.offsets, table, 0, first.size)
