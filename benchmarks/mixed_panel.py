@@ -398,7 +398,8 @@ def summarise(runs: list, note: str = "") -> dict:
 
 
 def panel_set(name: str, args, tmp: Path, r_why: str) -> dict | str:
-    """Every method on one set; a dict of method -> summary row, or why skipped."""
+    """The methods of ``args.methods`` on one set: {"info", "rows": method -> summary
+    row}, or why the set is skipped."""
     data = load_set(name)
     if isinstance(data, str):
         return data
@@ -407,15 +408,19 @@ def panel_set(name: str, args, tmp: Path, r_why: str) -> dict | str:
     num, cat = column_kinds(X)
     runs: dict[str, list] = {key: [] for key in METHODS}
     same_m = M_CHOSEN == 0.5
-    r_keys = [] if r_why else ["vslcm_k", "vslcm_auto"] + (["kproto_r"] if num and cat else [])
+    r_keys = ["vslcm_k", "vslcm_auto"] + (["kproto_r"] if num and cat else [])
+    r_keys = [] if r_why or "r" not in args.methods else r_keys
     classes = write_r_csv(X, tmp / f"{name}.csv") if r_keys else ""
+    gower = "peers" in args.methods and len(X) <= args.gower_max_rows
     for seed in range(args.seeds):
-        runs["craft_k"].append(score(y, run_craft(X, k, M_CHOSEN, seed, args.kmax)))
-        runs["craft_auto"].append(score(y, run_craft(X, None, M_CHOSEN, seed, args.kmax)))
-        if not same_m:
-            runs["craft_m05"].append(score(y, run_craft(X, k, 0.5, seed, args.kmax)))
-        runs["peer_kp"].append(score(y, run_peer(X, k, seed)))
-        if seed == 0 and len(X) <= args.gower_max_rows:  # deterministic
+        if "craft" in args.methods:
+            runs["craft_k"].append(score(y, run_craft(X, k, M_CHOSEN, seed, args.kmax)))
+            runs["craft_auto"].append(score(y, run_craft(X, None, M_CHOSEN, seed, args.kmax)))
+            if not same_m:
+                runs["craft_m05"].append(score(y, run_craft(X, k, 0.5, seed, args.kmax)))
+        if "peers" in args.methods:
+            runs["peer_kp"].append(score(y, run_peer(X, k, seed)))
+        if gower and seed == 0:  # deterministic
             runs["gower"].append(score(y, run_gower(X, k)))
         for key in r_keys:
             if "timeout" in runs[key]:
@@ -424,13 +429,13 @@ def panel_set(name: str, args, tmp: Path, r_why: str) -> dict | str:
             runs[key].append(score(y, out) if isinstance(out, dict) else out)
         print(f"  {name} seed {seed} done ({time.strftime('%H:%M:%S')})", flush=True)
     rows = {key: summarise(v) for key, v in runs.items() if v}
-    if len(X) > args.gower_max_rows:
+    if "peers" in args.methods and not gower:
         pairs = len(X) * (len(X) - 1) // 2
         rows["gower"] = summarise(
             [], f"not run: {pairs:.3g} distances ({8 * pairs / 2**30:.1f} GiB)"
         )
-    if same_m:
-        rows["craft_k"]["note"] = "m = 0.5 (craft has no m='auto' yet): also the paper's row"
+    if same_m and "craft_k" in rows:  # one call serves both rows
+        rows["craft_m05"] = dict(rows["craft_k"])
     info = {"n": len(X), "p": X.shape[1], "num": len(num), "cat": len(cat), "k_given": k}
     return {"info": info, "rows": rows}
 
@@ -529,6 +534,26 @@ def _f(v, fmt=".2f") -> str:
     return "-" if v is None else format(v, fmt)
 
 
+def _run_of(row: dict) -> str:
+    return row.get("run", row.get("date", ""))
+
+
+def _note(key: str, rows: dict, latest: str) -> str:
+    """A row's note: m used, CRAFT auto's time over the k=K call's, the run's date when
+    the row is older than the table's latest run, and what the run recorded."""
+    row, parts = rows[key], []
+    if key in ("craft_k", "craft_auto") and row.get("m"):
+        parts.append("m " + "/".join(row["m"]))
+    if key == "craft_k" and row.get("m") == ["0.5"]:
+        parts.append("the paper's m=.5 call (no m='auto' in craft at this run)")
+    t, t_k = row.get("time"), _get(rows, "craft_k", "time")
+    if key == "craft_auto" and t and t_k:
+        parts.append(f"{t / t_k:.1f}x the k=K call")
+    if _run_of(row) and _run_of(row) != latest:
+        parts.append(f"run of {_run_of(row)}")
+    return "; ".join([*parts, row.get("note", "")]).strip("; ")
+
+
 def markdown_table(sets: dict) -> str:
     """The panel as one Markdown table (set rows as in ``sets``; skipped sets noted)."""
     head = (
@@ -536,6 +561,8 @@ def markdown_table(sets: dict) -> str:
         "| time (s) | CRAFT / this | features used | note |\n"
         "|---|---|---|---|---|---|---|---|---|---|---|\n"
     )
+    entries = [e for e in sets.values() if isinstance(e, dict)]
+    latest = max((_run_of(r) for e in entries for r in e["rows"].values()), default="")
     body = []
     for s, entry in sets.items():
         if isinstance(entry, str):
@@ -544,26 +571,21 @@ def markdown_table(sets: dict) -> str:
         info, rows = entry["info"], entry["rows"]
         label = f"{s} ({info['n']} x {info['p']}: {info['num']}/{info['cat']})"
         for key, row in rows.items():
+            if key == "craft_m05" and _get(rows, "craft_k", "m") == ["0.5"]:
+                continue  # the same call as CRAFT k=K
             name, _, chooses = METHODS[key]
             name = row.get("method", name) if key == "peer_kp" else name
             ref = "craft_auto" if key == "vslcm_auto" else "craft_k"
             t_ref, t = _get(rows, ref, "time"), row.get("time")
-            ratio = (
-                f"{t_ref / t:.2g}" if t_ref and t and key not in ("craft_k", "craft_auto") else "-"
-            )
-            note = row.get("note", "")
-            if key == "craft_auto" and t and _get(rows, "craft_k", "time"):
-                note = f"{t / rows['craft_k']['time']:.1f}x the k=K call; " + note
-            if row.get("m") and M_CHOSEN != 0.5 and key != "craft_m05":
-                note = f"m {'/'.join(row['m'])}; " + note
-            if row.get("date"):
-                note += f" (R run of {row['date']})" if METHODS[key][1] else ""
+            mine = key in ("craft_k", "craft_auto")
+            ratio = f"{t_ref / t:.2g}" if t_ref and t and not mine else "-"
             feats = row.get("features")
+            feats = "-" if feats is None else f"{feats:.0f}/{info['p']}"
             body.append(
                 f"| {label} | {name} | {'-' if chooses else info['k_given']} "
                 f"| {_f(row.get('k'), '.0f')} | {_f(row.get('ari'))} | {_f(row.get('nmi'))} "
-                f"| {_f(row.get('purity'))} | {_f(t, '.3g')} | {ratio} "
-                f"| {'-' if feats is None else f'{feats:.0f}/{info[chr(112)]}'} | {note.strip('; ')} |"
+                f"| {_f(row.get('purity'))} | {_f(t, '.3g')} | {ratio} | {feats} "
+                f"| {_note(key, rows, latest)} |"
             )
             label = ""
     return head + "\n".join(body) + "\n"
@@ -593,23 +615,24 @@ def machine_line() -> str:
     )
 
 
-def merge_record(sets: dict, stamp: dict, r_ran: bool) -> dict:
-    """The stored panel updated with this run's rows (each row keeps its date)."""
+def merge_record(sets: dict, stamp: dict) -> dict:
+    """The stored panel updated with this run's rows; the rows not measured now stay as
+    recorded, each with the date of its run."""
     old = json.loads(RECORD.read_text()) if RECORD.exists() else {"sets": {}}
     merged = dict(old["sets"])
     for s, entry in sets.items():
         if isinstance(entry, str):
             merged.setdefault(s, entry)
             continue
-        rows = {k: {**v, "date": stamp["date"]} for k, v in entry["rows"].items()}
-        if not r_ran and isinstance(merged.get(s), dict):  # keep the recorded R rows
-            rows.update({k: v for k, v in merged[s]["rows"].items() if METHODS[k][1]})
+        rows = dict(merged[s]["rows"]) if isinstance(merged.get(s), dict) else {}
+        rows.update({k: {**v, "run": stamp["run"]} for k, v in entry["rows"].items()})
         merged[s] = {"info": entry["info"], "rows": {k: rows[k] for k in METHODS if k in rows}}
     return {**stamp, "sets": {s: merged[s] for s in SETS if s in merged}}
 
 
-def _stamp(args, load: str) -> dict:
+def _stamp(args, load: str, run: str) -> dict:
     return {
+        "run": run,
         "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "machine": machine_line(),
         "load": load,
@@ -630,9 +653,15 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds per R call")
     ap.add_argument("--kmax", type=int, default=8, help="largest K of the own-choice runs")
     ap.add_argument("--gower-max-rows", type=int, default=10_000)
+    ap.add_argument(
+        "--methods",
+        default="craft,peers,r",
+        help="which to run (craft, peers = KPrototypes and Gower, r); the other rows stay as recorded",
+    )
     ap.add_argument("--m-fixed", action="store_true", help="CRAFT k=K and auto with m = 0.5")
     args = ap.parse_args(argv)
     names = [s.strip() for s in args.sets.split(",") if s.strip()]
+    args.methods = {s.strip() for s in args.methods.split(",")}
     unknown = set(names) - set(SETS)
     if unknown:
         ap.error(f"--sets: unknown {sorted(unknown)}; choose from {SETS}")
@@ -652,6 +681,7 @@ def main(argv: list[str] | None = None) -> None:
     from threadpoolctl import threadpool_limits
 
     start, load0 = time.time(), os.getloadavg()[0]
+    run = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     sets: dict = {}
     shown, record = sets, {}
     with threadpool_limits(1), tempfile.TemporaryDirectory() as tmp:
@@ -663,7 +693,7 @@ def main(argv: list[str] | None = None) -> None:
             )
             print(load, flush=True)
             if not args.quick:  # recorded set by set: a stopped run keeps what it measured
-                record = merge_record({s: sets[s]}, _stamp(args, load), not r_why)
+                record = merge_record({s: sets[s]}, _stamp(args, load, run))
                 RECORD.write_text(json.dumps(record, indent=1) + "\n")
                 shown = record["sets"]
     text = (

@@ -112,3 +112,19 @@ def test_table_and_verdict_from_scored_runs(panel):
     assert verdict[1].startswith("- missed: best or tied-best")
     assert verdict[2].startswith("- missed: CRAFT auto: chosen K")  # 4 for 2 classes
     assert "tiny 6.0x" in verdict[5] and verdict[5].startswith("- missed")
+
+
+def test_inputs_for_the_peers_and_for_r(panel, tmp_path):
+    frame = _frame()
+    data, cat_idx, which = panel.peer_inputs(frame)
+    assert which == "KPrototypes" and cat_idx == [3, 4]
+    x = data[:, 0].astype(float)
+    assert x[2] == 0.0 and abs(x.mean()) < 1e-12  # standardised, the gap at the mean
+    assert data[4, 3] == "<NA>" and data[6, 4] == "<NA>"
+    assert panel.peer_inputs(frame[["x", "count"]])[2] == "KMeans"
+    assert panel.peer_inputs(frame[["c", "flag"]])[2] == "KModes"
+    classes = panel.write_r_csv(frame, tmp_path / "f.csv")
+    assert classes == "'numeric', 'numeric', 'numeric', 'factor', 'factor'"
+    back = pd.read_csv(tmp_path / "f.csv", keep_default_na=False)
+    assert back.loc[6, "c"] == "" and back.loc[2, "x"] == ""  # R reads blanks as NA
+    assert back.loc[0, "flag"] in ("True", "False")
