@@ -301,7 +301,7 @@ class ClusterResult(Printed):
     # ------------------------------------------------------------ broom-style tables
     def tidy(self) -> pd.DataFrame:
         """One row per (cluster, variable), as R's ``broom::tidy``: ``selected``,
-        ``relevance`` (a sparse fit's weight), and the profile (``mean``/``sd``, or the
+        ``relevance`` (a sparse fit's weight, CRAFT's relevance), and the profile (``mean``/``sd``, or the
         most frequent ``level`` and its ``share``). See :func:`~._results.tidy.tidy_frame`.
 
         Returns

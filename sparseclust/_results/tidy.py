@@ -27,7 +27,8 @@ TIDY_COLUMNS = [
 def _selection(result: Any, clusters: list[int], names: list[str]) -> tuple[Any, Any]:
     """(selected, relevance) as clusters x variables frames: a sparse fit's weights
     (the same for every cluster; selected = non-zero), CRAFT's per-cluster selection
-    (no relevance), or nothing (every variable used: selected True)."""
+    and relevance (none on the Dask backend), or nothing (every variable used:
+    selected True)."""
     weights = getattr(result, "weights", None)
     if isinstance(weights, pd.Series):
         w = weights.reindex(names).to_numpy(dtype=float)
@@ -36,7 +37,11 @@ def _selection(result: Any, clusters: list[int], names: list[str]) -> tuple[Any,
     selected = getattr(result, "selected", None)
     if isinstance(selected, pd.DataFrame):
         sel = selected.reindex(index=clusters, columns=names)
-        return sel.astype("boolean"), None
+        try:
+            rel = result.relevance.reindex(index=clusters, columns=names)
+        except (AttributeError, ValueError):  # no relevance, or not in memory (Dask)
+            rel = None
+        return sel.astype("boolean"), rel
     return pd.DataFrame(True, index=clusters, columns=names), None
 
 
@@ -45,7 +50,8 @@ def tidy_frame(result: Any) -> pd.DataFrame:
 
     ``selected``: whether the variable takes part in the cluster (a sparse fit's
     non-zero weight, CRAFT's per-cluster selection; True for methods without
-    selection); ``relevance``: the sparse methods' weight (NaN for the others);
+    selection); ``relevance``: the sparse methods' weight, CRAFT's per-cluster
+    relevance (``CraftResult.relevance``, nats), NaN for the others;
     ``mean`` / ``sd`` for numeric variables and, for categorical ones, the cluster's
     most frequent ``level`` and its ``share``. Profiles need the data
     (``keep_data=True``); without it those columns are NaN.

@@ -86,7 +86,8 @@ def test_tidy_selection_and_relevance():
     for k in craft.selected.index:
         for v in craft.selected.columns:
             assert bool(t.loc[(k, v), "selected"]) == bool(craft.selected.loc[k, v])
-    assert t["relevance"].isna().all()
+            assert t.loc[(k, v), "relevance"] == craft.relevance.loc[k, v]
+    assert t["relevance"].notna().all()
 
 
 def test_tidy_categorical_profile(craft_fit):
