@@ -60,6 +60,12 @@ TOL = 1e-4
 BLOCK_BYTES = 2 * 2**20
 #: Bytes of float64 per column block of the Gram products (n x columns).
 GRAM_BLOCK_BYTES = 64 * 2**20
+#: Bytes of float64 per block of sparcl's rounding corrections (pairs x features): half
+#: a megabyte stays in cache between the kernel that fills it and the products.
+CORRECTION_BLOCK_BYTES = 2**19
+#: Largest feature Gram matrix ``X0'X0`` (p x p float64) sparcl mode keeps; beyond it
+#: the rows it needs are recomputed at each step.
+FEATURE_GRAM_BYTES = 256 * 2**20
 
 
 # ------------------------------------------------------------------ data preparation
@@ -415,16 +421,20 @@ class SparclSquared:
     the float32-rounded values; ``d = a_i - a_i'`` is that difference exact (in
     double), and ``t^2 = d^2 + c`` with the rounding term ``c = (t - d)(t + d)``,
     about 1e-8 of ``d^2``. ``D w`` and ``u'D`` are the Gram products of the float32
-    values (:class:`GramSquared`, O(n^2 + np) memory) plus ``C w`` and ``u'C``.
-    :func:`get_uw` first runs the alternation on the Gram products alone, then
-    computes the corrections for every ``w`` and ``u`` of that run in one streamed pass
-    over the pairs (:meth:`corrections`) and runs it again with them: the second
-    run's vectors differ from the first's by about 1e-8, so the corrections it uses
-    are right to about 1e-16 (a vector that moved by more than 1e-6 gets its own exact
-    pass). Each call of :meth:`dw` / :meth:`utd` alone is exact (one pass each). A fit
-    that does not converge within ``niter`` (weights still oscillating: the result then
-    depends on rounding along the way) is replayed on the streamed pairs
-    (:class:`PairStream`), whose arithmetic is sparcl's.
+    values (:class:`GramSquared`, O(n^2 + np) memory) plus ``C w`` and ``u'C``; ``C``
+    is computed block by block of pairs by a compiled kernel
+    (:func:`~sparseclust._sparse.dissimilarity_jit.rounding_block`) and used and
+    dropped. :func:`get_uw` runs the alternation twice without any ``n^2 p`` product
+    per step (:meth:`scores`: the Gram part of ``u'D`` from the feature Gram matrix
+    ``X0'X0``): first on the Gram products alone, recording each step's ``w`` and
+    (in float32) ``D w``; then one pass over the pairs gives ``C w`` and ``(D w)'C``
+    for all of them, and the second run adds these corrections (its vectors differ
+    from the first's by about 1e-8, so the corrections are right to about 1e-16; a
+    vector that moved by more than 1e-6 gets its own exact pass). Each call of
+    :meth:`dw` / :meth:`utd` alone is exact (one pass each). A fit that does not
+    converge within ``niter`` (weights still oscillating: the result then depends on
+    rounding along the way) is replayed on the streamed pairs (:class:`PairStream`),
+    whose arithmetic is sparcl's.
     """
 
     def __init__(self, X: np.ndarray, *, block_size: int | None = None):
@@ -434,27 +444,33 @@ class SparclSquared:
         self.gram = GramSquared(self.X64)
         self.n, self.p = X32.shape
         self.npairs = self.n * (self.n - 1) // 2
-        self.starts = _condensed_starts(self.n)
         self.block_size = block_size
+        self._feature = None  # (X0'X0 or None, X0'1, X0**2), built on first use
+        self._ut = None  # (ut, ut'D) of the last uorth
 
-    def corrections(self, W: np.ndarray, Us: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    # ------------------------------------------------------------ the corrections
+    def corrections(
+        self, W: np.ndarray, Us: np.ndarray, *, dtype: Any = np.float64
+    ) -> tuple[np.ndarray, np.ndarray]:
         """``(C W, Us C)`` for weight columns ``W`` (p x a) and pair rows ``Us`` (b x pairs),
-        in one pass over blocks of pairs."""
-        step = self.block_size or max(16, BLOCK_BYTES // (8 * max(self.p, 1) * 3))
-        cw = np.zeros((self.npairs, W.shape[1]))
+        in one pass over blocks of pairs (``C`` never held whole). ``dtype=np.float32``
+        takes the blocks and their products in single precision (twice as fast; each
+        product right to about 1e-6 of itself, for corrections that are 1e-8 of ``D``)."""
+        from .dissimilarity_jit import rounding_block
+
+        size = np.dtype(dtype).itemsize
+        step = self.block_size or max(16, CORRECTION_BLOCK_BYTES // (size * max(self.p, 1)))
+        W = np.ascontiguousarray(W, dtype=dtype)
+        Us = np.asarray(Us, dtype=dtype)
+        cw = np.empty((self.npairs, W.shape[1]), dtype=dtype)
         uc = np.zeros((Us.shape[0], self.p))
+        buf = np.empty((min(step, self.npairs), self.p), dtype=dtype)
+        i, j = 0, 1
         for k0 in range(0, self.npairs, step):
             k1 = min(self.npairs, k0 + step)
-            t = np.empty((k1 - k0, self.p), dtype=np.float32)
-            d = np.empty((k1 - k0, self.p))
-            for seg, i, j0, j1 in pair_runs(self.starts, self.n, k0, k1):
-                np.subtract(self.X32[j0:j1], self.X32[i], out=t[seg])
-                np.subtract(self.X64[j0:j1], self.X64[i], out=d[seg])
-            t64 = t.astype(np.float64)
-            c = t64 - d  # the rounding t - d (exact)
-            t64 += d
-            c *= t64  # (t - d)(t + d) = t^2 - d^2
-            cw[k0:k1] = c @ W
+            c = buf[: k1 - k0]
+            i, j = rounding_block(self.X32, i, j, c)
+            np.matmul(c, W, out=cw[k0:k1])
             uc += Us[:, k0:k1] @ c
         return cw, uc
 
@@ -464,52 +480,158 @@ class SparclSquared:
     def utd(self, u: np.ndarray) -> np.ndarray:
         return self.gram.utd(u) + self.corrections(np.zeros((self.p, 0)), u[None, :])[1][0]
 
+    # ------------------------------------------------- the Gram part without n^2 p
+    def _features(self) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
+        """``((X0'X0)**2 or None, X0'1, X0**2)``, computed once."""
+        if self._feature is None:
+            X0 = self.gram.X0
+            S2 = None
+            if 8 * self.p**2 <= FEATURE_GRAM_BYTES:
+                S2 = X0.T @ X0
+                S2 *= S2
+            self._feature = (S2, X0.sum(axis=0), X0 * X0)
+        return self._feature
+
+    def scores(self, w: np.ndarray) -> tuple[np.ndarray, float]:
+        """``((D w)' D, ||D w||^2)`` for the Gram part of ``D``, in O(np + qp + q^2).
+
+        With ``G = a 1' + 1 a' - 2 Y Y'`` the matrix of ``D w`` (``Y = X0_A W^(1/2)``,
+        ``a_i = ||y_i||^2``; its diagonal is 0), ``r = G 1`` and ``S = X0'X0``:
+        ``((D w)'D)_j = r'Q_j - x_j'G x_j`` with ``x_j'G x_j = 2 (a'x_j)(1'x_j) -
+        2 sum_l w_l S_lj^2``, and ``||D w||^2 = ||G||_F^2 / 2`` with ``||G||_F^2 =
+        2n||a||^2 + 2(1'a)^2 - 8 (Y'a)'(Y'1) + 4 sum_lm w_l w_m S_lm^2``.
+        """
+        S2, s1, Q = self._features()
+        X0 = self.gram.X0
+        a = Q @ w
+        sa = float(a.sum())
+        ws1 = w * s1
+        r = self.n * a + sa - 2.0 * (X0 @ ws1)
+        if S2 is not None:
+            sw = S2 @ w  # sum_l w_l S_lj^2 (S2 symmetric)
+        else:
+            act = np.flatnonzero(w)
+            SA = X0[:, act].T @ X0
+            SA *= SA
+            sw = w[act] @ SA
+        xa = X0.T @ a
+        score = r @ Q - 2.0 * xa * s1 + 2.0 * sw
+        g2 = 2.0 * self.n * float(a @ a) + 2.0 * sa * sa - 8.0 * float(xa @ ws1)
+        g2 += 4.0 * float(w @ sw)
+        return score, 0.5 * g2
+
+    def ut_scores(self, ut: np.ndarray) -> np.ndarray:
+        """``ut'D`` for the Gram part (one full product per ``uorth``, kept)."""
+        if self._ut is None or self._ut[0] is not ut:
+            self._ut = (ut, self.gram.utd(ut))
+        return self._ut[1]
+
+    def e_scores(self, e: np.ndarray) -> np.ndarray:
+        """``e'D`` for the Gram part and a correction ``e = C w`` (about 1e-8 of ``D w``),
+        in single precision: its relative error of about 1e-6 is 1e-14 of ``u'D``."""
+        E = _distance().squareform(e.astype(np.float32), checks=False, force="tomatrix")
+        Q = self._features()[2]
+        if getattr(self, "_X0_32", None) is None:
+            self._X0_32 = (self.gram.X0.astype(np.float32), Q.astype(np.float32))
+        X0, Q32 = self._X0_32
+        UX = E @ X0
+        UX *= X0
+        return (E.sum(axis=1) @ Q32 - UX.sum(axis=0)).astype(np.float64)
+
+    def dw32(self, w: np.ndarray) -> np.ndarray:
+        """``D w`` for the Gram part in single precision (condensed, float32): the vector
+        the corrections pass multiplies ``C`` by (it only needs ~1e-6)."""
+        act = np.flatnonzero(w)
+        Y = (self.gram.X0[:, act] * np.sqrt(w[act])).astype(np.float32)
+        a = np.einsum("ij,ij->i", Y, Y)
+        G = Y @ Y.T
+        G *= -2.0
+        G += a[:, None]
+        G += a[None, :]
+        return _upper(G)
+
+
+def _vnorm(norm2: float, t: float) -> float:
+    """``||d - t ut||`` from ``||d||^2`` and ``t = ut'd`` (``ut`` of unit norm)."""
+    v2 = norm2 - t * t
+    if not v2 > 0 or not np.isfinite(v2):
+        _unit(np.zeros(1), None)  # raises the zero-D-w error
+    return math.sqrt(v2)
+
 
 class _Recorded:
-    """The Gram products of a :class:`SparclSquared`, recording the vectors they get."""
+    """The first run on a :class:`SparclSquared`: Gram scores, recording each step's
+    ``w``, ``D w`` (float32), ``t = ut'D w`` and ``||D w - t ut||``."""
 
     def __init__(self, op: SparclSquared):
-        self.op, self.n, self.p, self.ws, self.us = op, op.n, op.p, [], []
+        self.op, self.n, self.p = op, op.n, op.p
+        self.ws: list[np.ndarray] = []
+        self.dws: list[np.ndarray] = []
+        self.ts: list[float] = []
+        self.norms: list[float] = []
+
+    def step(self, w: np.ndarray, ut: np.ndarray | None) -> tuple[None, np.ndarray]:
+        score, norm2 = self.op.scores(w)
+        utd = self.op.ut_scores(ut) if ut is not None else None
+        t = float(utd @ w) if utd is not None else 0.0
+        c = _vnorm(norm2, t)
+        if utd is not None:
+            score = score - t * utd
+        self.ws.append(w.copy())
+        self.dws.append(self.op.dw32(w))
+        self.ts.append(t)
+        self.norms.append(c)
+        return None, score / c
 
     def dw(self, w: np.ndarray) -> np.ndarray:
         self.ws.append(w.copy())
-        return self.op.gram.dw(w)
-
-    def step(self, w: np.ndarray, ut: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-        # the Gram step (low rank when few features are active): the same u
-        self.ws.append(w.copy())
-        u, score = self.op.gram.step(w, ut)
-        self.us.append(u.copy())
-        return u, score
+        return self.op.dw32(w).astype(np.float64)
 
 
 class _Corrected:
-    """Gram products plus the corrections computed for a recorded run (exact ones for a
-    vector that moved by more than 1e-6 from the recorded one)."""
+    """The second run: the Gram scores plus the corrections computed for the recorded
+    run (exact ones for a vector that moved by more than 1e-6 from the recorded one)."""
 
-    def __init__(self, rec: _Recorded):
+    def __init__(self, rec: _Recorded, ut: np.ndarray | None):
         op = rec.op
         W = np.stack(rec.ws, axis=1) if rec.ws else np.zeros((op.p, 0))
-        U = np.stack(rec.us) if rec.us else np.zeros((0, op.npairs))
-        self.cw, self.uc = op.corrections(W, U)
+        rows = rec.dws + ([ut] if ut is not None else [])
+        U = np.stack(rows) if rows else np.zeros((0, op.npairs), dtype=np.float32)
+        self.cw, uc = op.corrections(W, U, dtype=np.float32)
+        self.dwc = uc[: len(rec.dws)]  # (D w_rec)'C
+        self.utc = uc[len(rec.dws)] if ut is not None else None
         self.op, self.n, self.p, self.rec = op, op.n, op.p, rec
-        self.i_dw = self.i_utd = 0
+        self.i = 0
 
     @staticmethod
     def _close(a: np.ndarray, b: np.ndarray) -> bool:
         return float(np.abs(a - b).sum()) <= 1e-6 * float(np.abs(b).sum())
 
+    def step(self, w: np.ndarray, ut: np.ndarray | None) -> tuple[np.ndarray | None, np.ndarray]:
+        i, self.i = self.i, self.i + 1
+        rec = self.rec
+        if not (i < len(rec.dws) and self._close(w, rec.ws[i])):
+            u = _unit(self.op.dw(w), ut)  # an exact pass each
+            return u, self.op.utd(u)
+        op, e = self.op, self.cw[:, i]
+        score, norm2 = op.scores(w)
+        score += op.e_scores(e)
+        # ||D w + e||^2 with (D w)'e = (D w_rec)'C w_rec (right to ~1e-16 of the norm)
+        norm2 += 2.0 * float(self.dwc[i] @ rec.ws[i]) + float(e @ e)
+        uc = self.dwc[i]
+        t = 0.0
+        if ut is not None:
+            utd = op.ut_scores(ut)
+            t = float(utd @ w) + float(ut @ e)
+            score -= t * utd
+            uc = uc - rec.ts[i] * self.utc
+        return None, score / _vnorm(norm2, t) + uc / rec.norms[i]
+
     def dw(self, w: np.ndarray) -> np.ndarray:
-        i, self.i_dw = self.i_dw, self.i_dw + 1
+        i, self.i = self.i, self.i + 1
         if i < len(self.rec.ws) and self._close(w, self.rec.ws[i]):
             return self.op.gram.dw(w) + self.cw[:, i]
         return self.op.dw(w)
-
-    def utd(self, u: np.ndarray) -> np.ndarray:
-        j, self.i_utd = self.i_utd, self.i_utd + 1
-        if j < len(self.rec.us) and self._close(u, self.rec.us[j]):
-            return self.op.gram.utd(u) + self.uc[j]
-        return self.op.utd(u)
 
 
 def make_operator(
@@ -588,7 +710,7 @@ def first_step(op: Any, ut: np.ndarray | None = None) -> tuple[np.ndarray, np.nd
     if isinstance(op, SparclSquared):
         rec = _Recorded(op)
         _step(rec, np.ones(op.p), ut)
-        return _step(_Corrected(rec), np.ones(op.p), ut)
+        return _step(_Corrected(rec, ut), np.ones(op.p), ut)
     return _step(op, np.ones(op.p), ut)
 
 
@@ -615,7 +737,8 @@ def get_uw(
         rec = _Recorded(op)
         first0 = None if first is None else (first[0], first[1])
         get_uw(rec, wbound, niter=niter, mode=mode, uorth=uorth, first=first0)
-        fit = get_uw(_Corrected(rec), wbound, niter=niter, mode=mode, uorth=uorth, first=first)
+        corrected = _Corrected(rec, uorth)
+        fit = get_uw(corrected, wbound, niter=niter, mode=mode, uorth=uorth, first=first)
         if fit.converged:
             return fit
         # Not converged in niter steps: the weights still oscillate and sparcl's result
