@@ -10,7 +10,7 @@ from __future__ import annotations
 from contextlib import AbstractContextManager
 from functools import lru_cache
 
-__all__ = ["single_blas_thread"]
+__all__ = ["blas_thread_count", "single_blas_thread"]
 
 
 @lru_cache(maxsize=1)
@@ -23,3 +23,12 @@ def _controller():
 def single_blas_thread() -> AbstractContextManager:
     """Context manager limiting BLAS to one thread."""
     return _controller().limit(limits=1, user_api="blas")
+
+
+def blas_thread_count() -> int:
+    """The threads BLAS may use now (1 inside a ``single_blas_thread()`` or a
+    ``threadpoolctl.threadpool_limits(1)`` block, and in the forked workers of
+    :func:`~sparseclust._engine.parallel.run_shared`): the budget a compiled pass that
+    replaces BLAS products runs its threads on."""
+    infos = _controller().select(user_api="blas").info()
+    return max([1] + [int(i.get("num_threads") or 1) for i in infos])

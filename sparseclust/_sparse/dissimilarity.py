@@ -33,6 +33,7 @@ operator, calls it and builds the tree (:mod:`sparseclust._sparse.tree`).
 from __future__ import annotations
 
 import math
+import os
 import warnings
 from dataclasses import dataclass
 from typing import Any
@@ -40,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from .._data.stages import repair_sd
+from .._engine.threads import blas_thread_count, single_blas_thread
 from .weights import project_weights
 
 __all__ = [
@@ -66,6 +68,8 @@ CORRECTION_BLOCK_BYTES = 2**19
 #: Largest feature Gram matrix ``X0'X0`` (p x p float64) sparcl mode keeps; beyond it
 #: the rows it needs are recomputed at each step.
 FEATURE_GRAM_BYTES = 256 * 2**20
+#: Chunks of pairs the corrections pass is cut into (run on the BLAS threads).
+CORRECTION_CHUNKS = 8
 
 
 # ------------------------------------------------------------------ data preparation
@@ -455,24 +459,56 @@ class SparclSquared:
         """``(C W, Us C)`` for weight columns ``W`` (p x a) and pair rows ``Us`` (b x pairs),
         in one pass over blocks of pairs (``C`` never held whole). ``dtype=np.float32``
         takes the blocks and their products in single precision (twice as fast; each
-        product right to about 1e-6 of itself, for corrections that are 1e-8 of ``D``)."""
-        from .dissimilarity_jit import rounding_block
+        product right to about 1e-6 of itself, for corrections that are 1e-8 of ``D``).
 
+        The pairs are cut into at most :data:`CORRECTION_CHUNKS` chunks, run on as many
+        threads as BLAS may use (:func:`~sparseclust._engine.threads.blas_thread_count`;
+        the kernel releases the GIL) with one-thread BLAS inside; the chunks' ``Us C``
+        are added in chunk order, so the result does not depend on the thread count.
+        """
         size = np.dtype(dtype).itemsize
         step = self.block_size or max(16, CORRECTION_BLOCK_BYTES // (size * max(self.p, 1)))
         W = np.ascontiguousarray(W, dtype=dtype)
         Us = np.asarray(Us, dtype=dtype)
         cw = np.empty((self.npairs, W.shape[1]), dtype=dtype)
+        bounds = np.arange(0, self.npairs, step)
+        chunks = [c for c in np.array_split(bounds, CORRECTION_CHUNKS) if c.size]
+        workers = min(blas_thread_count(), os.cpu_count() or 1, len(chunks))
+
+        def run(starts: np.ndarray) -> np.ndarray:
+            return self._correction_chunk(starts, step, W, Us, cw)
+
+        if workers <= 1:
+            parts = [run(c) for c in chunks]
+        else:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with single_blas_thread(), ThreadPoolExecutor(workers) as ex:
+                parts = list(ex.map(run, chunks))
         uc = np.zeros((Us.shape[0], self.p))
-        buf = np.empty((min(step, self.npairs), self.p), dtype=dtype)
-        i, j = 0, 1
-        for k0 in range(0, self.npairs, step):
-            k1 = min(self.npairs, k0 + step)
+        for part in parts:
+            uc += part
+        return cw, uc
+
+    def _correction_chunk(
+        self, starts: np.ndarray, step: int, W: np.ndarray, Us: np.ndarray, cw: np.ndarray
+    ) -> np.ndarray:
+        """The blocks of pairs from ``starts``: fills ``cw`` there, returns their ``Us C``."""
+        from .dissimilarity_jit import rounding_block, rounding_block32
+
+        fill = rounding_block32 if W.dtype == np.float32 else rounding_block
+        k = int(starts[0])
+        i = int(np.searchsorted(_condensed_starts(self.n), k, side="right")) - 1
+        j = k - (i * self.n - i * (i + 1) // 2) + i + 1
+        buf = np.empty((min(step, self.npairs), self.p), dtype=W.dtype)
+        uc = np.zeros((Us.shape[0], self.p))
+        for k0 in starts:
+            k1 = min(self.npairs, int(k0) + step)
             c = buf[: k1 - k0]
-            i, j = rounding_block(self.X32, i, j, c)
+            i, j = fill(self.X32, i, j, c)
             np.matmul(c, W, out=cw[k0:k1])
             uc += Us[:, k0:k1] @ c
-        return cw, uc
+        return uc
 
     def dw(self, w: np.ndarray) -> np.ndarray:
         return self.gram.dw(w) + self.corrections(w[:, None], np.zeros((0, self.npairs)))[0][:, 0]

@@ -58,3 +58,56 @@ def test_missing_values_keep_the_streamed_replica(X):
     Y = X.copy()
     Y[3, 4] = np.nan
     assert isinstance(make_operator(Y, "squared", "sparcl"), PairStream)
+
+
+@pytest.mark.parametrize("feature_gram", [True, False])
+def test_scores_are_the_gram_products(X, feature_gram, monkeypatch):
+    """(D w)'D and ||D w||^2 from X0'X0 (or its rows, beyond the memory budget) equal
+    the Gram operator's full products."""
+    import sparseclust._sparse.dissimilarity as dis
+
+    if not feature_gram:
+        monkeypatch.setattr(dis, "FEATURE_GRAM_BYTES", 0)
+    op = SparclSquared(X)
+    w = np.abs(np.random.default_rng(4).normal(size=40))
+    w[::3] = 0.0
+    score, norm2 = op.scores(w)
+    dg = op.gram.dw(w)
+    assert norm2 == pytest.approx(float(dg @ dg), rel=1e-13)
+    want = op.gram.utd(dg)
+    np.testing.assert_allclose(score, want, rtol=1e-12, atol=1e-13 * np.abs(want).max())
+
+
+def test_single_precision_pass_and_threads(X):
+    """The float32 pass is the float64 one to ~1e-6 of each product, and the same numbers
+    bit for bit on one thread and on two."""
+    from threadpoolctl import threadpool_limits
+
+    op = SparclSquared(X, block_size=53)
+    rng = np.random.default_rng(5)
+    W = np.abs(rng.normal(size=(40, 3)))
+    U = rng.normal(size=(2, op.npairs))
+    cw, uc = op.corrections(W, U)
+    with threadpool_limits(1):
+        cw1, uc1 = op.corrections(W, U, dtype=np.float32)
+    with threadpool_limits(2):
+        cw2, uc2 = op.corrections(W, U, dtype=np.float32)
+    np.testing.assert_array_equal(cw1, cw2)
+    np.testing.assert_array_equal(uc1, uc2)
+    np.testing.assert_allclose(cw1, cw, rtol=0, atol=1e-6 * np.abs(cw).max())
+    np.testing.assert_allclose(uc1, uc, rtol=0, atol=1e-6 * np.abs(uc).max())
+    assert np.abs(cw).max() > 0 and np.abs(uc).max() > 0
+
+
+def test_a_step_off_the_recorded_run_gets_exact_passes(X, monkeypatch):
+    """Where the second run's vectors are not the recorded ones, each product takes its
+    own exact pass: still the streamed replica's fit."""
+    import sparseclust._sparse.dissimilarity as dis
+
+    monkeypatch.setattr(dis._Corrected, "_close", staticmethod(lambda a, b: False))
+    op = make_operator(X, "squared", "sparcl")
+    got = get_uw(op, 3.0, mode="sparcl")
+    want = get_uw(PairStream(X, "squared", single=True), 3.0, mode="sparcl")
+    assert got.n_iter == want.n_iter
+    np.testing.assert_allclose(got.w, want.w, rtol=1e-10, atol=1e-14)
+    np.testing.assert_allclose(got.u, want.u, rtol=1e-10, atol=1e-14)
