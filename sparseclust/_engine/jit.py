@@ -6,7 +6,10 @@ numba (about 0.3 s). Kernels are compiled on their first call and cached on disk
 (numba's ``cache=True``: next to the module when its folder is writable, else in the
 user's cache directory), so a process pays the compilation once per machine, not once
 per call. ``fastmath`` stays off: a kernel does the same floating-point operations in
-the same order as the numpy code it replaces, so results do not depend on it.
+the same order as the numpy code it replaces, so results do not depend on it. The one
+exception is ``kernel(reassoc=True)``, for a sum whose every use is checked against an
+error bound that holds in any order of summation (a distance screen backed by an exact
+evaluation): its additions may be reordered, so that they vectorise.
 """
 
 from __future__ import annotations
@@ -17,6 +20,15 @@ from typing import Any
 import numba
 
 
-def kernel(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Compile ``fn`` with numba in nopython mode, cached on disk, releasing the GIL."""
-    return numba.njit(cache=True, nogil=True)(fn)
+def kernel(fn: Callable[..., Any] | None = None, *, reassoc: bool = False) -> Callable[..., Any]:
+    """Compile ``fn`` with numba in nopython mode, cached on disk, releasing the GIL.
+
+    ``@kernel`` or ``@kernel(reassoc=True)``: the latter lets the compiler reorder the
+    kernel's floating-point additions and multiplications (and only those: no
+    assumption about NaN, infinities or signed zeros)."""
+    opts: dict[str, Any] = {"cache": True, "nogil": True}
+    if reassoc:
+        opts["fastmath"] = {"reassoc"}
+    if fn is None:
+        return numba.njit(**opts)
+    return numba.njit(**opts)(fn)

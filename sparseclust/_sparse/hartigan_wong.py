@@ -28,50 +28,29 @@ the details R adds)
   (one cluster, its mean). The result's centres and within sums of squares are
   recomputed from the final partition.
 
-Speed, and why it is still exact
---------------------------------
-The reference algorithm examines one point at a time. Here every stage evaluates its
-rule for a whole block of upcoming points at once, with one matrix product for the
-point-centre distances (``|x|^2 + |c|^2 - 2 x.c``, squared norms precomputed), because
-nothing a point's test reads changes until some point transfers: the centres, counts,
-live set and step counters only change at a transfer, and a non-transferring point only
-rewrites its own ``IC2``. (AS 136 caches ``D(I) = n_L1/(n_L1-1) d(i, L1)`` and refreshes
-it only when ``L1`` changed since; the cache is current whenever it is read, so
-evaluating it afresh gives the same number.) So the first point of the block, in the
-algorithm's order (data order in OPTRA with its step counter ``INDX``; cyclic order with
-``ISTEP``/``ICOUN`` in QTRAN), whose test says "transfer" is the next transfer: the
-points before it are settled with their vectorised outcome, the transfer is applied (two
-centres, counts, live set, step counters: O(p)), and evaluation resumes at the following
-point. Python loops run per transfer, not per point. Block sizes adapt: they double while
-nothing transfers, and where transfers come every point or two the points are evaluated
-one by one (exactly, see below). A block is always a contiguous run of rows (a QTRAN
-block ends where the cycle wraps around), so its product reads a slice of the data, not a
-gathered copy; with ``k == 3`` OPTRA's candidate search is the comparison of ``IC2`` with
-the third cluster.
+Speed, and why it is exact
+--------------------------
+The stages run compiled (:mod:`.hartigan_wong_jit`, numba), one point at a time as the
+Fortran does: every distance a decision reads is the squared distance summed
+sequentially over the features, in double precision, and the stage's comparisons are
+made in the Fortran's order (``DC >= R2/AN2(L)``, ``R2 < D(I)``, ``DD >= D(I)/AN2(L2)``).
+(AS 136 caches ``D(I) = n_L1/(n_L1-1) d(i, L1)`` and refreshes it only when ``L1``
+changed since; the cache is current whenever it is read, so evaluating it afresh gives
+the same number.) With at least ``_SCREEN_MIN_P`` columns, on data near the origin, a
+point's distances are first screened as ``|x|^2 + |c|^2 - 2 x.c`` with vectorised dot
+products, under a rigorous error bound per point (``(8 (p + 10) + 1024) u (|x|^2 + max
+|c|^2)`` with ``u = 2^-53``, valid in any order of summation, which also covers the
+roundings of the comparisons' own arithmetic); a comparison closer than the bound is
+made on the sequential sums. The centres are kept bit for bit as the Fortran keeps them
+(sequential sums in data order for the initial means, then ``(c n1 - x)/(n1 - 1)`` and
+``(c n2 + x)/(n2 + 1)`` at each transfer), so every decision equals the one a sequential
+double-precision run of AS 136 makes on the same input (assuming, as R's usual x86-64
+builds do, that the compiler fuses no multiply-add; numba's ``fastmath`` is off for
+these sums). The returned centres and within sums of squares are recomputed from the
+final partition by matrix products: equal to R's up to rounding, not bit for bit.
 
-Floating point: the matrix-product distances differ from a direct sum of squared
-differences by rounding. Each point's product distances carry a rigorous error bound
-(``(8 (p + 10) + 1024) u (|x|^2 + max |c|^2)`` with ``u = 2^-53``, which also covers the
-roundings of the comparisons' own arithmetic; the data are shifted towards the origin
-first when that shrinks the norms); whenever a comparison of the stage (nearest centre,
-best ``R2`` candidate, transfer test) is closer than the combined bounds, that point is
-re-evaluated exactly: its distances are summed sequentially over the features, in double
-precision, as AS 136's Fortran loops do, and the stage's comparisons are made in the same
-order (``DC >= R2/AN2(L)``, ``R2 < D(I)``, ``DD >= D(I)/AN2(L2)``). With at least
-``_COARSE_MIN_P`` columns the blocks (and the initial assignment) are screened first by a
-single-precision product, which moves half the bytes, under its own rigorous bound (the
-float32 roundings add ``3 (p + 10) u32 (|x|^2 + max |c|^2)``, ``u32 = 2^-24``, see
-``_Screen.screen``); a point too close to call there is re-screened with double-precision
-products, and re-evaluated exactly if still too close. The centres are kept bit for bit
-as the Fortran keeps them (sequential sums in data order for the initial means, then
-``(c n1 - x)/(n1 - 1)`` and ``(c n2 + x)/(n2 + 1)`` at each transfer), so every decision
-equals the one a sequential double-precision run of AS 136 makes on the same input
-(assuming, as R's usual x86-64 builds do, that the compiler fuses no multiply-add). The
-returned centres and within sums of squares are recomputed from the final partition by
-matrix products: equal to R's up to rounding, not bit for bit.
-
-BLAS runs single-threaded inside these functions: the products here are thin (k or
-``n_init k`` columns) and were measured faster on one thread.
+The first call in a process loads the compiled stages from numba's on-disk cache (they
+are compiled once per machine, in about 15 s).
 
 References: Hartigan, J. A. and Wong, M. A. (1979) Algorithm AS 136: A K-means
 clustering algorithm. *Applied Statistics* 28, 100-108. R's ``?kmeans``.
@@ -79,7 +58,6 @@ clustering algorithm. *Applied Statistics* 28, 100-108. R's ``?kmeans``.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -93,13 +71,7 @@ _U = 2.0**-53  # unit roundoff of float64
 _TOL_SCALE = 8.0  # error bound of a product distance: _TOL_SCALE (p + 10) u (|x|^2 + |c|^2)
 _TOL_EXTRA = 1024.0  # + this many u (|x|^2 + |c|^2): the roundings of the comparisons' own
 # arithmetic (products and quotients by n/(n +- 1), of values below 4 (|x|^2 + |c|^2))
-_BLOCK0 = 128  # first block size of a stage (doubles while nothing transfers)
-_U32 = 2.0**-24  # unit roundoff of float32
-_TOL_SCALE32 = 3.0  # + _TOL_SCALE32 (p + 10) u32 (|x|^2 + |c|^2) for single-precision products
-_COARSE_MIN_P = 64  # single-precision screening of the blocks from this many columns
-_COARSE_MAX_P = 2**17  # ... up to this many (keeps p u32 <= 1/100)
-_COARSE_MAX_SQ = 2.0**100  # ... while squared norms stay below this (no float32 overflow)
-_SCALAR = 4  # below this block size, points are evaluated one by one
+_SCREEN_MIN_P = 16  # the compiled stages screen distances from this many columns
 _QTRAN_STEPS = 50  # R caps a quick-transfer stage at 50 n steps (ifault 4)
 
 
@@ -314,25 +286,21 @@ def _empty_cluster_error(nc: np.ndarray) -> ValueError:
 
 
 class _Screen:
-    """Matrix-product squared distances with a rigorous error bound per entry.
+    """Matrix-product squared distances with a rigorous error bound per entry (Lloyd's
+    nearest centres, :func:`~._lloyd.lloyd`).
 
     ``dist(rows)`` returns ``(d, tol)``: ``d[i, L]`` is within ``tol[i]`` of ``exact``, the
     squared distance summed sequentially over the features on the original data, and so
-    is any value of the stages' comparisons computed from ``d`` (``tol`` covers their
-    roundings too, see ``_TOL_EXTRA``).
-    The data are shifted by the mean of a sample of rows when that shrinks their squared
-    norms substantially (the bound scales with them).
-
-    ``screen(rows)`` is ``dist`` for the stages' blocks: from single-precision products
-    when ``coarse`` (see there), with its own, wider, rigorous ``tol``.
+    is any value of the comparisons computed from ``d`` (``tol`` covers their roundings
+    too, see ``_TOL_EXTRA``). The data are shifted by the mean of a sample of rows when
+    that shrinks their squared norms substantially (the bound scales with them).
     """
 
-    def __init__(self, x: np.ndarray, coarse: bool = False) -> None:
+    def __init__(self, x: np.ndarray) -> None:
         n, p = x.shape
         xsq = np.einsum("ij,ij->i", x, x)
         mu = x[:: max(1, x.shape[0] // 64)].mean(axis=0)  # the mean of <= 128 rows
-        musq = float(mu @ mu)
-        self.shift = musq > 0.25 * float(xsq.mean())
+        self.shift = _far_from_origin(mu, xsq)
         self.x = x  # shifted by ``mu`` a row block at a time (``_rows``), never all at once
         self.mu = mu if self.shift else None
         self.xq = xsq
@@ -341,25 +309,10 @@ class _Screen:
                 xs = self._rows(slice(a, b))
                 self.xq[a:b] = np.einsum("ij,ij->i", xs, xs)
         self.p = p
-        self.tolf = (_TOL_SCALE * (p + 10) + _TOL_EXTRA) * _U
-        self.tola = _TOL_SCALE * (p + 10) * 2.0**-1074  # underflow of tiny squares
+        self.tolf, self.tola = _tolerances(p)
         self.txq = self.tolf * self.xq  # tol = txq + tolc, tolc from the centres
         self.cs = np.empty((0, p))
         self.cq = np.empty(0)
-        self.xqmax = float(self.xq.max())
-        self.coarse = coarse and _COARSE_MIN_P <= p <= _COARSE_MAX_P
-        self.coarse = self.coarse and self.xqmax < _COARSE_MAX_SQ
-        self.use32 = False
-        if self.coarse:  # rows [-2 x, |x|^2, 1] in single precision
-            xa = np.empty((n, p + 2), dtype=np.float32)
-            for a, b in _blocks(n, p):
-                np.multiply(self._rows(slice(a, b)), -2.0, out=xa[a:b, :p], casting="same_kind")
-            xa[:, p] = self.xq
-            xa[:, p + 1] = 1.0
-            self.xa = xa
-            self.tolf32 = self.tolf + _TOL_SCALE32 * (p + 10) * _U32
-            self.txq32 = self.tolf32 * self.xq
-            self.tola32 = (p + 10) * 2.0**-124  # times 1 + max |x| + max |c|: underflow
 
     def _rows(self, rows: Any) -> np.ndarray:
         """The (shifted) rows ``rows`` of the data."""
@@ -370,50 +323,11 @@ class _Screen:
             return xr - self.mu
         return np.subtract(xr, self.mu, out=xr)  # a gathered copy
 
-    def _centre_tol(self) -> None:
-        cqmax = max(self.cq.tolist())
-        self.cqmax = cqmax
-        self.tolc = self.tolf * cqmax + self.tola
-        if self.coarse:
-            self.use32 = cqmax < _COARSE_MAX_SQ
-            under = self.tola32 * (1.0 + math.sqrt(self.xqmax) + math.sqrt(cqmax))
-            self.tolc32 = self.tolf32 * cqmax + self.tola + under
-
-    def set_centers(self, c: np.ndarray, alias: bool = False) -> None:
-        """Centres ``c``; with ``alias``, ``c`` is updated in place and ``update_rows``
-        announces each change."""
-        self.cs = c - self.mu if self.shift else c if alias else c.copy()
+    def set_centers(self, c: np.ndarray) -> None:
+        """The centres the distances are taken to."""
+        self.cs = c - self.mu if self.shift else c.copy()
         self.cq = np.einsum("ij,ij->i", self.cs, self.cs)
-        if self.coarse:  # rows [c, 1, |c|^2] in single precision
-            k, p = self.cs.shape
-            ca = np.empty((k, p + 2), dtype=np.float32)
-            ca[:, :p] = self.cs
-            ca[:, p] = 1.0
-            ca[:, p + 1] = self.cq
-            self.ca = ca
-        self._centre_tol()
-
-    def update_rows(self, c: np.ndarray, r1: int, r2: int) -> None:
-        """Refresh centre rows ``r1`` and ``r2`` (after a transfer between them)."""
-        cs, cq, p = self.cs, self.cq, self.p
-        for r in (r1, r2):
-            row = cs[r]
-            if self.shift:
-                np.subtract(c[r], self.mu, out=row)
-            elif cs is not c:
-                row[:] = c[r]
-            cq[r] = q = row @ row
-            if self.coarse:
-                ca = self.ca[r]
-                ca[:p] = row
-                ca[p + 1] = q
-        self._centre_tol()
-
-    def dist_one(self, i: int) -> tuple[list[float], float]:
-        """``dist`` for a single point, as Python floats."""
-        xq = float(self.xq[i])
-        d = (xq + self.cq) - 2.0 * (self.cs @ self._rows(i))
-        return d.tolist(), self.tolf * (xq + self.cqmax) + self.tola
+        self.tolc = self.tolf * max(self.cq.tolist()) + self.tola
 
     def dist(self, rows: Any) -> tuple[np.ndarray, np.ndarray]:
         if self.shift and isinstance(rows, slice) and rows.step in (None, 1):  # in blocks
@@ -427,24 +341,31 @@ class _Screen:
         g += self.xq[rows][:, None] + self.cq  # (|x|^2 + |c|^2) - 2 x.c
         return g, self.txq[rows] + self.tolc
 
-    def screen(self, rows: Any) -> tuple[np.ndarray, np.ndarray]:
-        """``dist`` from one single-precision product when ``coarse``.
 
-        ``d = [-2 x, |x|^2, 1] . [c, 1, |c|^2]``: the ``p + 2`` terms are rounded to float32
-        (the norms are double-precision values) and accumulated in float32, in any order,
-        fused or not. So with ``u32 = 2^-24`` and ``p u32 <= 1/100``, ``d`` is within
-        ``1.01 (p + 2) u32`` times the sum of the terms' magnitudes (at most
-        ``2 (|x|^2 + |c|^2)``) plus ``3 u32 (|x|^2 + |c|^2)`` (their rounding) of the value
-        the double-precision norms give in exact arithmetic, and within
-        ``(p + 10) 2^-124 (1 + max |x| + max |c|)`` more where float32 underflows or
-        flushes to zero. ``tol`` is ``dist``'s (which covers the norms, the shift and
-        the comparisons) plus ``_TOL_SCALE32 (p + 10) u32 (|x|^2 + max |c|^2)`` (at least
-        ``(2.03 p + 7.1) u32 (...)``) and that underflow term. Overflow is excluded by the
-        limit on the squared norms (``_COARSE_MAX_SQ``). Otherwise this is ``dist``."""
-        if self.use32:
-            d = (self.xa[rows] @ self.ca.T).astype(np.float64)
-            return d, self.txq32[rows] + self.tolc32
-        return self.dist(rows)
+def _tolerances(p: int) -> tuple[float, float]:
+    """``(tolf, tola)``: a product distance of a point with ``p`` columns is within
+    ``tolf (|x|^2 + max |c|^2) + tola`` of the sequential sum (``tola``: the underflow of
+    tiny squares)."""
+    return (_TOL_SCALE * (p + 10) + _TOL_EXTRA) * _U, _TOL_SCALE * (p + 10) * 2.0**-1074
+
+
+def _far_from_origin(mu: np.ndarray, xq: np.ndarray) -> bool:
+    """Whether a shift by ``mu`` (the mean of a sample of rows) shrinks the squared norms
+    ``xq`` substantially: then the bounds, which scale with them, would be loose."""
+    return float(mu @ mu) > 0.25 * float(xq.mean())
+
+
+def _screen_norms(x: np.ndarray) -> np.ndarray:
+    """The squared row norms for the compiled stages' screen, or an empty array: no
+    screen (few columns, where a sequential sum is as fast, or data far from the origin,
+    where the bound, relative to the squared norms, would decide little)."""
+    n, p = x.shape
+    if p < _SCREEN_MIN_P:
+        return np.empty(0)
+    xq = np.einsum("ij,ij->i", x, x)
+    if _far_from_origin(x[:: max(1, n // 64)].mean(axis=0), xq):
+        return np.empty(0)
+    return xq
 
 
 # -------------------------------------------------------------------- Hartigan-Wong core
@@ -452,429 +373,6 @@ def _blocks(n: int, p: int, start: int = 0) -> list[tuple[int, int]]:
     """``(a, b)`` of the row blocks of rows ``start .. n - 1``."""
     step = _block_rows(p)
     return [(a, min(a + step, n)) for a in range(start, n, step)]
-
-
-def _two_nearest(d: np.ndarray, tol: np.ndarray) -> tuple[np.ndarray, ...]:
-    """Nearest and second nearest column of each row of ``d`` (first index on ties, as
-    a stable sort orders them) and whether either choice is too close to call."""
-    m, k = d.shape
-    flat = np.arange(m) * k
-    df = d.ravel()  # d is a fresh C-contiguous array: overwritten below
-    tol2 = tol + tol
-    ic1 = d.argmin(axis=1).astype(np.int64)
-    d1 = df[flat + ic1]
-    df[flat + ic1] = np.inf
-    ic2 = d.argmin(axis=1).astype(np.int64)
-    d2 = df[flat + ic2]
-    unc = d2 - d1 <= tol2
-    if k > 2:
-        df[flat + ic2] = np.inf
-        unc |= d.min(axis=1) - d2 <= tol2
-    return ic1, ic2, unc
-
-
-class _HW:
-    """State of one AS 136 run; integer bookkeeping as in the Fortran (1-based steps)."""
-
-    def __init__(
-        self, x: np.ndarray, c: np.ndarray, max_iter: int, scr: _Screen | None = None
-    ) -> None:
-        self.x = x
-        self.n, self.p = x.shape
-        self.k = c.shape[0]
-        self.max_iter = max_iter
-        # the data's part of the screen is read-only: runs on the same x may share it
-        self.scr = _Screen(x, coarse=True) if scr is None else scr
-        self.c = c
-        self.imaxqtr = _QTRAN_STEPS * self.n  # R: isteps.Qtran = 50 * m
-        self._ar = np.arange(self.n + 1)
-        self._ark = self._ar * self.k  # flat offsets of the rows of an (m, k) array
-
-    # ------------------------------------------------------------------ set-up
-    def initial_assignment(self) -> None:
-        """IC1/IC2 = nearest and second nearest centre (ties to the lower index)."""
-        k = self.k
-        scr = self.scr
-        scr.set_centers(self.c)
-        ic1, ic2, unc = _two_nearest(*scr.screen(slice(None)))
-        rows = np.flatnonzero(unc)
-        if rows.size and scr.coarse:  # too close in single precision: in double
-            j1, j2, unc = _two_nearest(*scr.dist(rows))
-            ic1[rows] = j1
-            ic2[rows] = j2
-            rows = rows[unc]
-        for i in rows.tolist():  # still too close: exactly
-            ic1[i], ic2[i] = self._exact_two_nearest(i)
-        self.ic1, self.ic2 = ic1, ic2
-        nc = np.bincount(ic1, minlength=k)
-        if (nc == 0).any():
-            raise _empty_cluster_error(nc)
-        self.nc = nc.astype(np.int64)
-        self.ncl = self.nc.tolist()  # the counts as Python ints
-        self.single = 1 in self.ncl  # some cluster has one member
-        self.c = _seq_cluster_sums(self.x, ic1, k) / nc[:, None].astype(np.float64)
-        scr.set_centers(self.c, alias=True)  # _transfer updates self.c in place
-        ncf = self.nc.astype(np.float64)
-        self.an2 = ncf / (ncf + 1.0)
-        self.an1 = np.where(self.nc > 1, ncf / np.maximum(ncf - 1.0, 1.0), np.inf)
-        self.itran = np.ones(k, dtype=bool)
-        self.ncp = np.full(k, -1, dtype=np.int64)
-        self.live = np.zeros(k, dtype=np.int64)
-        self.indx = 0
-
-    def _exact_two_nearest(self, i: int) -> tuple[int, int]:
-        dex = _seq_sqdist(self.x[i], self.c).tolist()
-        ic1, ic2 = 0, 1
-        dt1, dt2 = dex[0], dex[1]
-        if dt1 > dt2:
-            ic1, ic2, dt1, dt2 = 1, 0, dt2, dt1
-        for L in range(2, self.k):
-            db = dex[L]
-            if db >= dt2:
-                continue
-            if db >= dt1:
-                dt2, ic2 = db, L
-            else:
-                dt2, ic2, dt1, ic1 = dt1, ic1, db, L
-        return ic1, ic2
-
-    # ---------------------------------------------------------------- transfer
-    def _transfer(self, i: int, l1: int, l2: int) -> None:
-        """Move point ``i`` from ``l1`` to ``l2``: incremental centre update as AS 136."""
-        ncl = self.ncl
-        n1, n2 = ncl[l1] - 1, ncl[l2] + 1
-        al1 = float(n1 + 1)
-        alw = float(n1)
-        al2 = float(n2 - 1)
-        alt = float(n2)
-        xi = self.x[i]
-        c1 = self.c[l1]  # in place, the same operations as (c1 al1 - xi) / alw
-        c1 *= al1
-        c1 -= xi
-        c1 /= alw
-        c2 = self.c[l2]  # (c2 al2 + xi) / alt
-        c2 *= al2
-        c2 += xi
-        c2 /= alt
-        ncl[l1] = n1
-        ncl[l2] = n2
-        self.nc[l1] = n1
-        self.nc[l2] = n2
-        self.single = 1 in ncl
-        an1, an2 = self.an1, self.an2
-        an2[l1] = alw / al1
-        an1[l1] = alw / (alw - 1.0) if alw > 1.0 else np.inf
-        an1[l2] = alt / al2
-        an2[l2] = alt / (alt + 1.0)
-        self.ic1[i] = l2
-        self.ic2[i] = l1
-        self.scr.update_rows(self.c, l1, l2)
-
-    # ------------------------------------------------------------------- OPTRA
-    def _optra_candidates(self, i: int, l1: int, ll: int) -> list[int]:
-        """The clusters point ``i``'s optimal-transfer test weighs against ``IC2`` (``ll``),
-        in order: all but ``l1`` and ``ll``, only the live ones when ``l1`` is not live."""
-        step = i + 1
-        live = self.live
-        if step < live[l1]:
-            return [L for L in range(self.k) if L != l1 and L != ll]
-        return [L for L in range(self.k) if step < live[L] and L != l1 and L != ll]
-
-    def _optra_exact(self, i: int) -> tuple[bool, int]:
-        """Point ``i``'s optimal-transfer test evaluated as the Fortran does."""
-        l1, ll = int(self.ic1[i]), int(self.ic2[i])
-        dex = _seq_sqdist(self.x[i], self.c).tolist()
-        an1, an2 = self.an1, self.an2
-        d_i = dex[l1] * float(an1[l1])
-        r2 = dex[ll] * float(an2[ll])
-        l2 = ll
-        for L in self._optra_candidates(i, l1, ll):
-            rr = r2 / float(an2[L])
-            if dex[L] < rr:
-                r2 = dex[L] * float(an2[L])
-                l2 = L
-        return r2 < d_i, l2
-
-    def _optra_one(self, i: int) -> tuple[bool, int]:
-        """Point ``i``'s optimal-transfer test: the Fortran's sequence of comparisons on
-        product distances, or exactly (``_optra_exact``) if any of them is too close."""
-        l1, ll = int(self.ic1[i]), int(self.ic2[i])
-        d, tol = self.scr.dist_one(i)
-        an2 = self.an2
-        d_i = d[l1] * float(self.an1[l1])
-        r2 = d[ll] * float(an2[ll])
-        l2 = ll
-        for L in self._optra_candidates(i, l1, ll):
-            v = d[L] * float(an2[L])
-            if abs(v - r2) <= 2.0 * tol:
-                return self._optra_exact(i)
-            if v < r2:
-                r2, l2 = v, L
-        if abs(r2 - d_i) <= 3.0 * tol:
-            return self._optra_exact(i)
-        return r2 < d_i, l2
-
-    def _optra_block(self, a: int, b: int) -> tuple[np.ndarray, ...]:
-        """Vectorised OPTRA tests for points a..b-1 against the current state.
-
-        Returns ``chosen`` (the new ``IC2`` of each point without a transfer: the ``L2``
-        of its test, or its current ``IC2`` when its cluster is a singleton), ``trans``
-        (the test says transfer) and ``unc`` (too close to call: evaluate exactly)."""
-        m = b - a
-        rk = self._ark[:m]
-        l1 = self.ic1[a:b]
-        ll = self.ic2[a:b]
-        d, tol = self.scr.screen(slice(a, b))
-        df = d.ravel()
-        d1 = df[rk + l1]
-        an2 = self.an2
-        # point a+j (step a+1+j) may move to L when L or its own cluster is live there
-        all_live = a + m < min(self.live.tolist())
-        if not all_live:
-            lim = self.live - (a + 1)
-        if self.k == 3:
-            # the candidates are IC2 and the third cluster: the smaller R2 is L2 (IC2 on
-            # ties), the other one the runner-up
-            lo = 3 - l1 - ll
-            r2 = df[rk + ll] * an2[ll]
-            r2o = df[rk + lo] * an2[lo]
-            if not all_live:
-                r = self._ar[:m]
-                r2o = np.where((r < lim[l1]) | (r < lim[lo]), r2o, np.inf)
-            keep = r2 <= r2o
-            chosen = np.where(keep, ll, lo)
-            m1 = np.where(keep, r2, r2o)
-            gap = np.abs(r2o - r2)  # runner-up minus best
-        else:
-            i2 = rk + ll
-            cm = d * an2  # R2 of every cluster
-            if not all_live:
-                alive = self._ar[:m, None] < lim
-                cand = alive | alive.ravel()[rk + l1][:, None]  # all when L1 is live
-                cand.ravel()[i2] = True  # IC2 is always the first candidate, wins ties
-                cm = np.where(cand, cm, np.inf)
-            cf = cm.ravel()
-            cf[rk + l1] = np.inf
-            m1 = cm.min(axis=1)
-            chosen = np.where(cf[i2] == m1, ll, cm.argmin(axis=1))
-            cf[rk + chosen] = np.inf
-            gap = cm.min(axis=1) - m1
-        tol2 = tol + tol
-        if not self.single:
-            dv = d1 * self.an1[l1]  # D(I); an1 <= 2 here
-            trans = m1 < dv
-            unc = (gap <= tol2) | (np.abs(m1 - dv) <= tol2 + tol)
-        else:
-            skip = self.nc[l1] == 1
-            dv = d1 * np.where(skip, 0.0, self.an1[l1])
-            trans = ~skip & (m1 < dv)
-            unc = ~skip & ((gap <= tol2) | (np.abs(m1 - dv) <= tol2 + tol))
-            chosen = np.where(skip, ll, chosen)
-        return chosen, trans, unc
-
-    def _optra_move(self, row: int, l2: int) -> None:
-        l1 = int(self.ic1[row])
-        self.indx = 0
-        self.live[l1] = self.live[l2] = self.n + row + 1
-        self.ncp[l1] = self.ncp[l2] = row + 1
-        self._transfer(row, l1, l2)
-
-    def optra(self) -> None:
-        n = self.n
-        ic2 = self.ic2
-        coarse = self.scr.coarse
-        self.live[self.itran] = n + 1
-        i = 0
-        block = _BLOCK0
-        while i < n:
-            if block <= _SCALAR:
-                # Transfers are dense here: one point at a time, evaluated exactly.
-                self.indx += 1
-                block *= 2
-                if self.ncl[self.ic1[i]] > 1:
-                    t, l2 = self._optra_one(i)
-                    if t:
-                        self._optra_move(i, l2)
-                        block = 2
-                    else:
-                        ic2[i] = l2
-                if self.indx == n:
-                    return
-                i += 1
-                continue
-            b = min(n, i + block)
-            chosen, trans, unc = self._optra_block(i, b)
-            m = b - i
-            # INDX counts steps since the last transfer; the stage returns once it hits n.
-            stop_at = n - self.indx - 1  # block offset where INDX reaches n
-            flags = trans | unc
-            pos = 0
-            moved = False
-            e = int(flags.argmax())
-            while flags[e] and e <= stop_at:
-                ic2[i + pos : i + e] = chosen[pos:e]
-                self.indx += e - pos + 1
-                row = i + e
-                if unc[e]:  # too close: in double precision, else exactly
-                    t, l2 = self._optra_one(row) if coarse else self._optra_exact(row)
-                else:
-                    t, l2 = True, int(chosen[e])
-                if t:
-                    self._optra_move(row, l2)
-                    i = row + 1
-                    block = 2 * (e + 1)
-                    moved = True
-                    break
-                ic2[row] = l2
-                if self.indx == n:
-                    return
-                pos = e + 1
-                if pos == m:
-                    break
-                e = pos + int(flags[pos:].argmax())
-            if moved:
-                continue
-            if stop_at < m:
-                ic2[i + pos : i + stop_at + 1] = chosen[pos : stop_at + 1]
-                self.indx = n
-                return
-            ic2[i + pos : b] = chosen[pos:]
-            self.indx += m - pos
-            i = b
-            block = min(2 * block, n)
-        self.itran[:] = False
-        self.live -= n
-
-    # ------------------------------------------------------------------- QTRAN
-    def _qtran_exact(self, i: int) -> bool:
-        l1, l2 = int(self.ic1[i]), int(self.ic2[i])
-        dex = _seq_sqdist(self.x[i], self.c[[l1, l2]]).tolist()
-        r2 = (dex[0] * float(self.an1[l1])) / float(self.an2[l2])
-        return dex[1] < r2
-
-    def _qtran_one(self, i: int) -> bool:
-        l1, l2 = int(self.ic1[i]), int(self.ic2[i])
-        d, tol = self.scr.dist_one(i)
-        r2 = d[l1] * float(self.an1[l1]) / float(self.an2[l2])
-        if abs(d[l2] - r2) <= 5.0 * tol:
-            return self._qtran_exact(i)
-        return d[l2] < r2
-
-    def _qtran_find(self, a: int, m: int, istep: int) -> int:
-        """Offset in ``0..m-1`` of the first of the points ``a..a+m-1`` (steps
-        ``istep+1..istep+m``) whose quick-transfer test says transfer, else -1."""
-        b = a + m
-        l1 = self.ic1[a:b]
-        l2 = self.ic2[a:b]
-        ncp, nc = self.ncp, self.nc
-        # a point is tested while one of its two clusters changed within the last n steps
-        # (step < NCP) and its own cluster is no singleton; the larger NCP of two distinct
-        # clusters is at least the second largest of all
-        singles = self.single
-        if not singles and istep + m < sorted(ncp.tolist())[-2]:
-            act = None
-            if m <= _SCALAR:
-                for j in range(m):
-                    if self._qtran_one(a + j):
-                        return j
-                return -1
-        else:
-            lim = ncp - (istep + 1)
-            actm = (self._ar[:m] < np.maximum(lim[l1], lim[l2])) & (nc[l1] != 1)
-            act = np.flatnonzero(actm)
-            if act.size <= _SCALAR:
-                for j in act.tolist():
-                    if self._qtran_one(a + j):
-                        return j
-                return -1
-        # the whole run of rows (a slice, no gather) unless few of them are tested or a
-        # singleton's an1 = inf would enter the arithmetic
-        whole = act is None or (2 * act.size >= m and not singles)
-        if whole:
-            d, tol = self.scr.screen(slice(a, b))
-        else:
-            d, tol = self.scr.screen(act + a)
-            l1 = l1[act]
-            l2 = l2[act]
-        rk = self._ark[: d.shape[0]]
-        df = d.ravel()
-        r2 = df[rk + l1] * (self.an1[l1] / self.an2[l2])  # an1 / an2 <= 2 / (1/2) here
-        diff = df[rk + l2] - r2  # transfer when < 0
-        tol *= 5.0
-        test = diff <= tol  # transfer, or too close to call
-        if whole and act is not None:
-            test &= actm
-        e = int(test.argmax())
-        while test[e]:
-            j = e if whole else int(act[e])
-            if diff[e] < -tol[e]:
-                return j
-            if self._qtran_one(a + j) if self.scr.coarse else self._qtran_exact(a + j):
-                return j  # too close: decided in double precision, else exactly
-            e += 1
-            if e == test.size:
-                break
-            e += int(test[e:].argmax())
-        return -1
-
-    def qtran(self) -> bool:
-        """Quick-transfer stage; False when R's 50 n step cap was hit (ifault 4)."""
-        n = self.n
-        ncp = self.ncp
-        istep = 0  # steps done in this stage (R's ISTEP)
-        quiet = 0  # steps since the last transfer (R's ICOUN); the stage ends at n
-        pos = 0  # point of the next step
-        block = _BLOCK0
-        while True:
-            m = min(block, n - quiet, n - pos)  # contiguous points, in cyclic order
-            jcap = self.imaxqtr - istep - 1  # offset of the step R refuses
-            capped = jcap < m
-            if capped:
-                m = jcap
-            found = self._qtran_find(pos, m, istep) if m > 0 else -1
-            if found >= 0:
-                row = pos + found
-                l1, l2 = int(self.ic1[row]), int(self.ic2[row])
-                istep += found + 1
-                self.indx = 0
-                self.itran[l1] = self.itran[l2] = True
-                ncp[l1] = ncp[l2] = istep + n
-                self._transfer(row, l1, l2)
-                pos = row + 1 if row + 1 < n else 0
-                quiet = 0
-                block = 2 * (found + 1)
-                continue
-            if capped:
-                return False
-            istep += m
-            quiet += m
-            if quiet == n:
-                return True
-            pos += m
-            if pos == n:
-                pos = 0
-            block *= 2
-
-    # --------------------------------------------------------------------- run
-    def run(self) -> HWResult:
-        self.initial_assignment()
-        ifault = 2
-        it = self.max_iter + 1  # R reports iter.max + 1 when the cap is hit
-        for ij in range(1, self.max_iter + 1):
-            self.optra()
-            if self.indx == self.n:  # n optimal-transfer steps without a transfer
-                ifault, it = 0, ij
-                break
-            if not self.qtran():
-                ifault, it = 4, ij
-                break
-            if self.k == 2:  # no need to re-enter the optimal-transfer stage
-                ifault, it = 0, ij
-                break
-            self.ncp[:] = 0
-        labels = self.ic1
-        centers, wss = _final(self.x, labels, self.c)
-        return HWResult(labels, centers, wss, it, ifault == 0, ifault)
 
 
 def hartigan_wong(x: Any, centers: Any, *, max_iter: int = 10) -> HWResult:
@@ -907,8 +405,8 @@ def hartigan_wong(x: Any, centers: Any, *, max_iter: int = 10) -> HWResult:
 
     Notes
     -----
-    The module docstring describes the algorithm and why the vectorised evaluation makes
-    the same decisions as the point-by-point Fortran.
+    The module docstring describes the algorithm and why the compiled stages make the
+    same decisions as the point-by-point Fortran.
 
     Examples
     --------
@@ -924,7 +422,7 @@ def hartigan_wong(x: Any, centers: Any, *, max_iter: int = 10) -> HWResult:
 
 class HWRunner:
     """:func:`hartigan_wong` on fixed data from several sets of centres: the data are
-    checked, and their screen (shift, norms, single-precision rows) built, once.
+    checked, and their screen (squared row norms) computed, once.
 
     Examples
     --------
@@ -932,25 +430,49 @@ class HWRunner:
     >>> run = HWRunner(x)
     >>> run(np.array([[0.0], [10.0]])).labels, run(np.array([[12.0], [1.0]])).labels
     (array([0, 0, 0, 1, 1, 1]), array([1, 1, 1, 0, 0, 0]))
+    >>> run.partition(np.array([[12.0], [1.0]]))  # labels, n_iter, ifault
+    (array([1, 1, 1, 0, 0, 0]), 1, 0)
     """
 
     def __init__(self, x: Any, *, max_iter: int = 10) -> None:
         self.x = _as_data(x)
         self.max_iter = _check_max_iter(max_iter)
-        self._scr: _Screen | None = None
+        self._xq: np.ndarray | None = None
 
-    def __call__(self, centers: Any) -> HWResult:
+    def _run(self, centers: Any) -> tuple[np.ndarray, np.ndarray | None, int, int]:
+        """(labels, the incrementally kept centres or None for k == 1, n_iter, ifault)."""
         x = self.x
         c = _as_centers(centers, *x.shape)
         k, n = c.shape[0], x.shape[0]
         if k == 1:
-            return _one_cluster(x)
+            return np.zeros(n, dtype=np.int64), None, 1, 0
         if k >= n:
             raise ValueError(
                 f"number of cluster centres must lie between 1 and nrow(x) - 1 for "
                 f"Hartigan-Wong; got k={k}, n={n}"
             )
+        from .hartigan_wong_jit import as136
+
+        if self._xq is None:
+            self._xq = _screen_norms(x)
+        tolf, tola = _tolerances(x.shape[1])
+        labels, kept, nc, n_iter, ifault = as136(
+            x, c, self.max_iter, _QTRAN_STEPS * n, self._xq, tolf, tola
+        )
+        if ifault < 0:
+            raise _empty_cluster_error(nc)
+        return labels, kept, int(n_iter), int(ifault)
+
+    def __call__(self, centers: Any) -> HWResult:
+        labels, kept, n_iter, ifault = self._run(centers)
+        if kept is None:
+            return _one_cluster(self.x)
         with single_blas_thread():
-            if self._scr is None:
-                self._scr = _Screen(x, coarse=True)
-            return _HW(x, c, self.max_iter, self._scr).run()
+            means, wss = _final(self.x, labels, kept)
+        return HWResult(labels, means, wss, n_iter, ifault == 0, ifault)
+
+    def partition(self, centers: Any) -> tuple[np.ndarray, int, int]:
+        """``(labels, n_iter, ifault)`` of the run from ``centers``, without the final
+        centres and within sums of squares."""
+        labels, _, n_iter, ifault = self._run(centers)
+        return labels, n_iter, ifault

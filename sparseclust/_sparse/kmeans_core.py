@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from .._engine.blocks import LocalBlocks
-from .hartigan_wong import _as_centers, hartigan_wong
+from .hartigan_wong import HWRunner, _as_centers
 from .lloyd import (
     View,
     _add,
@@ -161,8 +161,8 @@ def _from_centers(
     """(label states, converged, ifault) of a k-means started from ``centers``."""
     centers = _as_centers(centers, ex.n, centers.shape[1])
     if algorithm == "hartigan-wong":
-        out = hartigan_wong(_local_z(ex, view), centers, max_iter=max_iter)
-        return [out.labels], out.converged, out.ifault
+        labels, _, ifault = HWRunner(_local_z(ex, view), max_iter=max_iter).partition(centers)
+        return [labels], ifault == 0, ifault
     states, _, _, _, converged = lloyd_blocks(ex, centers, max_iter, view)
     return states, converged, 0 if converged else 2
 

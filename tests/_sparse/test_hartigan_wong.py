@@ -221,21 +221,15 @@ def random_case(rng, i):
     return x, x[rng.choice(n, size=k, replace=False)]
 
 
-# Code paths of the vectorised core: adaptive (default), blocks only, one point at a
-# time only, and each of these two with every comparison treated as too close to call
-# on the product distances (so each point is re-evaluated exactly); then the blocks
-# screened in single precision (normally only from _COARSE_MIN_P columns), alone, with
-# every single-precision comparison too close to call (so each point is re-screened in
-# double precision), and with every comparison too close (re-screened, then exact).
+# Code paths of the compiled stages: as chosen (the screen from _SCREEN_MIN_P columns on
+# data near the origin), sequential sums only, the screen from one column on, and the
+# screen with every comparison too close to call (so each point is re-evaluated on the
+# sequential sums).
 PATHS = {
     "default": {},
-    "blocks": {"_SCALAR": 0},
-    "blocks-all-exact": {"_SCALAR": 0, "_TOL_SCALE": 1e15},
-    "one-by-one": {"_SCALAR": 10**9},
-    "one-by-one-all-exact": {"_SCALAR": 10**9, "_TOL_SCALE": 1e15},
-    "single": {"_COARSE_MIN_P": 1, "_SCALAR": 0},
-    "single-all-double": {"_COARSE_MIN_P": 1, "_SCALAR": 0, "_TOL_SCALE32": 1e15},
-    "single-all-exact": {"_COARSE_MIN_P": 1, "_SCALAR": 0, "_TOL_SCALE": 1e15},
+    "sequential": {"_SCREEN_MIN_P": 10**9},
+    "screened": {"_SCREEN_MIN_P": 1},
+    "screened-all-sequential": {"_SCREEN_MIN_P": 1, "_TOL_SCALE": 1e15},
 }
 
 
@@ -304,6 +298,27 @@ def test_no_single_move_improves_a_converged_partition():
                     assert wcss(x, moved) >= base * (1 - 1e-12)
         checked += 1
     assert checked >= 50
+
+
+@pytest.mark.parametrize("screen_from", [1, 10**9])
+def test_transfer_rule_closed_form(screen_from, monkeypatch):
+    # Point 3.0 is nearer its own centre 1.5 (mean of {0, 3}) than the other one, 4.6
+    # (mean of ten points), so Lloyd keeps it; AS 136 moves it because
+    # 10/11 * 1.6^2 = 2.327 < 2/1 * 1.5^2 = 4.5 (the within sum of squares drops by the
+    # difference). Then 0.0 is a singleton (never moves). On the screened and on the
+    # sequential path alike (one column: screened only when forced).
+    import sparseclust._sparse.hartigan_wong as core
+
+    monkeypatch.setattr(core, "_SCREEN_MIN_P", screen_from)
+    b = 4.6 + np.array([-0.5, -0.4, -0.3, -0.2, -0.1, 0.1, 0.2, 0.3, 0.4, 0.5])
+    x = np.concatenate([[0.0, 3.0], b])[:, None]
+    start = np.array([[1.5], [4.6]])
+    assert lloyd(x, start).labels[:2].tolist() == [0, 0]
+    res = hartigan_wong(x, start)
+    assert res.labels.tolist() == [0] + [1] * 11
+    assert (res.n_iter, res.ifault) == (1, 0)
+    before, after = wcss(x, np.array([0, 0] + [1] * 10)), wcss(x, res.labels)
+    assert before - after == pytest.approx(2 * 1.5**2 - 10 / 11 * 1.6**2, rel=1e-9)
 
 
 def test_hartigan_wong_against_lloyd_from_the_same_start():
@@ -460,14 +475,15 @@ def test_wide_data_of_extreme_magnitude_match_plain_as136(scale, offset):
     assert (res.n_iter, res.ifault) == (n_iter, ifault)
 
 
-@pytest.mark.parametrize("scale", [1.0, 1e-3, 1e-21, 1e-30, 1e12, 1e20])
+@pytest.mark.parametrize("scale", [1.0, 1e-3, 1e-21, 1e-30, 1e-160, 1e12, 1e20])
 @pytest.mark.parametrize("offset", [0.0, 50.0])
 def test_product_distances_are_within_their_error_bounds(scale, offset):
-    # every screen's distances against the exact squared distances (rational
-    # arithmetic), in double and in single precision, down to float32's underflow
+    # the screens' distances against the exact squared distances (rational arithmetic):
+    # Lloyd's matrix products and the compiled stages' dot products, down to underflow
     from fractions import Fraction
 
-    from sparseclust._sparse.hartigan_wong import _Screen
+    from sparseclust._sparse.hartigan_wong import _Screen, _screen_norms, _tolerances
+    from sparseclust._sparse.hartigan_wong_jit import _dot, _screen_tol
 
     rng = np.random.default_rng(8)
     x = (rng.standard_normal((40, 80)) + offset) * scale
@@ -487,26 +503,23 @@ def test_product_distances_are_within_their_error_bounds(scale, offset):
             ]
         )
 
-    def check(scr, ex):
-        for d, tol in (scr.dist(rows), scr.screen(rows), scr.screen(slice(0, 40, 3))):
-            assert (np.abs(d - ex) <= tol[:, None]).all()
-        for r, i in enumerate(rows.tolist()):
-            d1, tol1 = scr.dist_one(i)
-            assert (np.abs(np.array(d1) - ex[r]) <= tol1).all()
-
     moved = c.copy()
     moved[1] = x[7]
     moved[2] *= 1.5
-    ex, ex_moved = exact(c), exact(moved)
-    for coarse in (False, True):
-        scr = _Screen(x, coarse=coarse)
-        assert scr.coarse == (coarse and scale < 1e15)  # float32 range: squares < 2^100
-        cur = c.copy()
-        scr.set_centers(cur, alias=True)
-        check(scr, ex)
-        cur[:] = moved  # as a transfer does, in place, then announced
-        scr.update_rows(cur, 1, 2)
-        check(scr, ex_moved)
+    xq = _screen_norms(x)
+    assert xq.size == (0 if offset else 40)  # far from the origin: no compiled screen
+    tolf, tola = _tolerances(x.shape[1])
+    for cen in (c, moved):
+        ex = exact(cen)
+        scr = _Screen(x)
+        scr.set_centers(cen)
+        for d, tol in (scr.dist(rows), scr.dist(slice(0, 40, 3))):
+            assert (np.abs(d - ex) <= tol[:, None]).all()
+        if xq.size:
+            cq = np.array([_dot(cen, j, cen, j) for j in range(3)])
+            for r, i in enumerate(rows.tolist()):
+                d = np.array([(xq[i] + cq[j]) - 2.0 * _dot(x, i, cen, j) for j in range(3)])
+                assert (np.abs(d - ex[r]) <= _screen_tol(xq[i], cq, tolf, tola)).all()
 
 
 def test_cluster_sums_are_sequential_in_data_order():

@@ -1,0 +1,379 @@
+"""Hartigan–Wong k-means (AS 136) compiled: the point-by-point stages, as the Fortran runs them.
+
+Imported only inside :mod:`.hartigan_wong` (``import sparseclust`` loads no numba). The
+stages are those of R's ``kmns.f`` (module docstring of :mod:`.hartigan_wong`), one point
+at a time: every distance is summed sequentially over the features in double precision
+(``s += (x_ij - c_Lj)^2``, left to right, no fused multiply-add: numba's ``fastmath``
+stays off), and the comparisons are the Fortran's, in its order (``DC < R2/AN2(L)``,
+``R2 < D(I)``, ``DD < D(I)/AN2(L2)``). AS 136 caches ``D(I)`` and refreshes it only when
+the point's cluster changed since; the cache is current whenever it is read, so it is
+evaluated afresh here (the same number). The centres are kept as the Fortran keeps
+them: sums in data order divided by the counts at the start, then
+``(c n1 - x) / (n1 - 1)`` and ``(c n2 + x) / (n2 + 1)`` at each transfer.
+
+Several distances of one point are summed in one loop over the features (up to four
+sums side by side, each still sequential): the additions of different clusters overlap,
+where one sum at a time waits for each addition to finish.
+
+The screen
+----------
+With many columns a sequential sum is slow (each addition waits for the previous one),
+so when the data sit near the origin (``screen``: the caller passes the squared row
+norms ``xq``) a point's distances are first taken as ``(|x|^2 + |c|^2) - 2 x.c``, with
+the dot products summed in any order (vectorised: ``kernel(reassoc=True)``). Each such
+distance is within ``tol = tolf (|x|^2 + max |c|^2) + tola`` of the sequential one (the
+bound of :class:`~.hartigan_wong._Screen`, valid in any order of summation, covering the
+roundings of the comparisons too); a comparison closer than its bound is made again on
+the sequential sums. So every decision is the sequential one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._engine.jit import kernel
+
+__all__ = ["as136"]
+
+
+@kernel
+def _sqdist1(x, i, c, a):
+    """Squared distance of row ``i`` of ``x`` to centre ``a``, summed left to right."""
+    s = 0.0
+    for j in range(x.shape[1]):
+        d = x[i, j] - c[a, j]
+        s += d * d
+    return s
+
+
+@kernel
+def _sqdist2(x, i, c, a, b):
+    """Squared distances of row ``i`` to centres ``a`` and ``b`` (as :func:`_sqdist1`)."""
+    s = 0.0
+    t = 0.0
+    for j in range(x.shape[1]):
+        v = x[i, j]
+        d = v - c[a, j]
+        e = v - c[b, j]
+        s += d * d
+        t += e * e
+    return s, t
+
+
+@kernel
+def _sqdist_all(x, i, c, out):
+    """Squared distances of row ``i`` to every centre into ``out`` (as :func:`_sqdist1`),
+    three centres per pass over the features."""
+    k = c.shape[0]
+    a = 0
+    while a + 3 <= k:
+        s0 = 0.0
+        s1 = 0.0
+        s2 = 0.0
+        for j in range(x.shape[1]):
+            v = x[i, j]
+            d0 = v - c[a, j]
+            d1 = v - c[a + 1, j]
+            d2 = v - c[a + 2, j]
+            s0 += d0 * d0
+            s1 += d1 * d1
+            s2 += d2 * d2
+        out[a] = s0
+        out[a + 1] = s1
+        out[a + 2] = s2
+        a += 3
+    if k - a == 2:
+        out[a], out[a + 1] = _sqdist2(x, i, c, a, a + 1)
+    elif k - a == 1:
+        out[a] = _sqdist1(x, i, c, a)
+
+
+@kernel(reassoc=True)
+def _dot(x, i, c, a):
+    """``x_i . c_a``, summed in any order (the screen's products)."""
+    s = 0.0
+    for j in range(x.shape[1]):
+        s += x[i, j] * c[a, j]
+    return s
+
+
+@kernel
+def _screen_tol(xqi, cq, tolf, tola):
+    """The bound of a screened distance of a point with squared norm ``xqi``."""
+    cqmax = cq[0]
+    for L in range(1, cq.shape[0]):
+        cqmax = max(cqmax, cq[L])
+    return tolf * (xqi + cqmax) + tola
+
+
+@kernel
+def _screened(x, i, c, d, xq, cq, tolf, tola):
+    """Screened distances of row ``i`` to every centre into ``d``; returns their bound."""
+    xqi = xq[i]
+    for L in range(c.shape[0]):
+        d[L] = (xqi + cq[L]) - 2.0 * _dot(x, i, c, L)
+    return _screen_tol(xqi, cq, tolf, tola)
+
+
+@kernel
+def _two_screened(d, tol):
+    """(decided, nearest, second nearest) from screened distances ``d`` (the lower index
+    on ties); not decided when the two, or the second and the third, are within twice
+    the bound."""
+    k = d.shape[0]
+    a = 0
+    for L in range(1, k):
+        if d[L] < d[a]:
+            a = L
+    b = 1 if a == 0 else 0
+    for L in range(b + 1, k):
+        if L != a and d[L] < d[b]:
+            b = L
+    if d[b] - d[a] <= 2.0 * tol:
+        return False, a, b
+    for L in range(k):
+        if L != a and L != b and d[L] - d[b] <= 2.0 * tol:
+            return False, a, b
+    return True, a, b
+
+
+@kernel
+def _two_nearest(x, c, ic1, ic2, d, xq, cq, tolf, tola):
+    """IC1/IC2: nearest and second nearest centre of every point (AS 136's start: ties
+    to the lower index); screened when ``xq`` is given (``cq``: the centres' squared
+    norms), on sequential sums where the screen does not decide."""
+    k = c.shape[0]
+    for i in range(x.shape[0]):
+        if xq.shape[0]:
+            sure, a, b = _two_screened(d, _screened(x, i, c, d, xq, cq, tolf, tola))
+            if sure:
+                ic1[i] = a
+                ic2[i] = b
+                continue
+        _sqdist_all(x, i, c, d)
+        a, b = 0, 1
+        dt1, dt2 = d[0], d[1]
+        if dt1 > dt2:
+            a, b = 1, 0
+            dt1, dt2 = dt2, dt1
+        for L in range(2, k):
+            db = d[L]
+            if db >= dt2:
+                continue
+            if db >= dt1:
+                dt2, b = db, L
+            else:
+                dt2, b = dt1, a
+                dt1, a = db, L
+        ic1[i] = a
+        ic2[i] = b
+
+
+@kernel
+def _transfer(x, i, l1, l2, c, nc, an1, an2, ic1, ic2, cq):
+    """Move point ``i`` from ``l1`` to ``l2``: the two centres (and their squared norms
+    ``cq`` when screening), counts and factors."""
+    n1 = nc[l1] - 1
+    n2 = nc[l2] + 1
+    al1 = float(n1 + 1)
+    alw = float(n1)
+    al2 = float(n2 - 1)
+    alt = float(n2)
+    for j in range(x.shape[1]):
+        v = x[i, j]
+        c[l1, j] = (c[l1, j] * al1 - v) / alw
+        c[l2, j] = (c[l2, j] * al2 + v) / alt
+    if cq.shape[0]:
+        cq[l1] = _dot(c, l1, c, l1)
+        cq[l2] = _dot(c, l2, c, l2)
+    nc[l1] = n1
+    nc[l2] = n2
+    an2[l1] = alw / al1
+    an1[l1] = alw / (alw - 1.0) if alw > 1.0 else np.inf
+    an1[l2] = alt / al2
+    an2[l2] = alt / (alt + 1.0)
+    ic1[i] = l2
+    ic2[i] = l1
+
+
+@kernel
+def _optra_exact(x, i, c, l1, ll, an1, an2, live, step, d):
+    """Point ``i``'s optimal-transfer test on sequential sums, as the Fortran makes it:
+    (transfer, ``L2``)."""
+    _sqdist_all(x, i, c, d)
+    l1_live = step < live[l1]
+    d_i = d[l1] * an1[l1]
+    r2 = d[ll] * an2[ll]
+    l2 = ll
+    for L in range(c.shape[0]):
+        # L1 live: every cluster is a candidate; else the live ones only
+        if L == l1 or L == ll or (not l1_live and step >= live[L]):
+            continue
+        rr = r2 / an2[L]
+        if d[L] < rr:
+            r2 = d[L] * an2[L]
+            l2 = L
+    return r2 < d_i, l2
+
+
+@kernel
+def _optra_screened(x, i, c, l1, ll, an1, an2, live, step, d, xq, cq, tolf, tola):
+    """The same test on screened distances: (decided, transfer, ``L2``); not decided
+    when a comparison is within its bound."""
+    tol = _screened(x, i, c, d, xq, cq, tolf, tola)
+    l1_live = step < live[l1]
+    d_i = d[l1] * an1[l1]
+    r2 = d[ll] * an2[ll]
+    l2 = ll
+    for L in range(c.shape[0]):
+        if L == l1 or L == ll or (not l1_live and step >= live[L]):
+            continue
+        v = d[L] * an2[L]
+        if abs(v - r2) <= 2.0 * tol:
+            return False, False, ll
+        if v < r2:
+            r2 = v
+            l2 = L
+    if abs(r2 - d_i) <= 3.0 * tol:
+        return False, False, ll
+    return True, r2 < d_i, l2
+
+
+@kernel
+def _optra(x, c, nc, an1, an2, ic1, ic2, itran, ncp, live, indx, d, xq, cq, tolf, tola):
+    """The optimal-transfer stage; returns R's ``INDX`` (the stage stops when it is n)."""
+    n = x.shape[0]
+    k = c.shape[0]
+    screen = xq.shape[0] > 0
+    for L in range(k):
+        if itran[L]:
+            live[L] = n + 1
+    for i in range(n):
+        indx += 1
+        l1 = ic1[i]
+        if nc[l1] != 1:
+            step = i + 1
+            ll = ic2[i]
+            sure = False
+            if screen:
+                sure, move, l2 = _optra_screened(
+                    x, i, c, l1, ll, an1, an2, live, step, d, xq, cq, tolf, tola
+                )
+            if not sure:
+                move, l2 = _optra_exact(x, i, c, l1, ll, an1, an2, live, step, d)
+            if move:
+                indx = 0
+                live[l1] = n + step
+                live[l2] = n + step
+                ncp[l1] = step
+                ncp[l2] = step
+                _transfer(x, i, l1, l2, c, nc, an1, an2, ic1, ic2, cq)
+            else:
+                ic2[i] = l2
+        if indx == n:
+            return indx
+    for L in range(k):
+        itran[L] = False
+        live[L] -= n
+    return indx
+
+
+@kernel
+def _qtran_test(x, i, c, l1, l2, an1, an2, xq, cq, tolf, tola):
+    """Point ``i``'s quick-transfer test ``d(i, L2) < D(I) / AN2(L2)``: screened when
+    ``xq`` is given and decisive, else on sequential sums."""
+    if xq.shape[0]:
+        xqi = xq[i]
+        da = (xqi + cq[l1]) - 2.0 * _dot(x, i, c, l1)
+        dd = (xqi + cq[l2]) - 2.0 * _dot(x, i, c, l2)
+        r2 = da * an1[l1] / an2[l2]
+        if abs(dd - r2) > 5.0 * _screen_tol(xqi, cq, tolf, tola):
+            return dd < r2
+    da, dd = _sqdist2(x, i, c, l1, l2)
+    r2 = (da * an1[l1]) / an2[l2]
+    return dd < r2
+
+
+@kernel
+def _qtran(x, c, nc, an1, an2, ic1, ic2, itran, ncp, imaxqtr, xq, cq, tolf, tola):
+    """The quick-transfer stage: (finished within R's step cap, some point moved)."""
+    n = x.shape[0]
+    icoun = 0
+    istep = 0
+    moved = False
+    while True:
+        for i in range(n):
+            icoun += 1
+            istep += 1
+            if istep >= imaxqtr:
+                return False, moved
+            l1 = ic1[i]
+            l2 = ic2[i]
+            # tested while one of its two clusters changed within the last n steps
+            if nc[l1] != 1 and (istep < ncp[l1] or istep < ncp[l2]):
+                if _qtran_test(x, i, c, l1, l2, an1, an2, xq, cq, tolf, tola):
+                    icoun = 0
+                    moved = True
+                    itran[l1] = True
+                    itran[l2] = True
+                    ncp[l1] = istep + n
+                    ncp[l2] = istep + n
+                    _transfer(x, i, l1, l2, c, nc, an1, an2, ic1, ic2, cq)
+            if icoun == n:
+                return True, moved
+
+
+@kernel
+def as136(x, c0, max_iter, imaxqtr, xq, tolf, tola):
+    """AS 136 from the centres ``c0`` (k >= 2, k < n): (labels, the incrementally kept
+    centres, counts, R's ``iter``, ``ifault``); ``ifault`` -1 is an empty cluster after
+    the start (the counts say which). ``xq`` (the squared row norms, or empty: no
+    screen), ``tolf`` and ``tola``: the screen and its bound."""
+    n, p = x.shape
+    k = c0.shape[0]
+    ic1 = np.empty(n, np.int64)
+    ic2 = np.empty(n, np.int64)
+    d = np.empty(k)
+    cq = np.empty(k if xq.shape[0] else 0)
+    for L in range(cq.shape[0]):
+        cq[L] = _dot(c0, L, c0, L)
+    _two_nearest(x, c0, ic1, ic2, d, xq, cq, tolf, tola)
+    nc = np.zeros(k, np.int64)
+    for i in range(n):
+        nc[ic1[i]] += 1
+    c = np.zeros((k, p))
+    for L in range(k):
+        if nc[L] == 0:
+            return ic1, c, nc, 0, -1
+    for i in range(n):  # sums in data order, then the means
+        L = ic1[i]
+        for j in range(p):
+            c[L, j] += x[i, j]
+    an1 = np.empty(k)
+    an2 = np.empty(k)
+    for L in range(k):
+        aa = float(nc[L])
+        for j in range(p):
+            c[L, j] /= aa
+        an2[L] = aa / (aa + 1.0)
+        an1[L] = aa / (aa - 1.0) if nc[L] > 1 else np.inf
+    for L in range(cq.shape[0]):
+        cq[L] = _dot(c, L, c, L)
+    itran = np.ones(k, np.bool_)
+    ncp = np.full(k, -1, np.int64)
+    live = np.zeros(k, np.int64)
+    indx = 0
+    for it in range(1, max_iter + 1):
+        indx = _optra(x, c, nc, an1, an2, ic1, ic2, itran, ncp, live, indx, d, xq, cq, tolf, tola)
+        if indx == n:  # n optimal-transfer steps without a transfer
+            return ic1, c, nc, it, 0
+        done, moved = _qtran(x, c, nc, an1, an2, ic1, ic2, itran, ncp, imaxqtr, xq, cq, tolf, tola)
+        if moved:
+            indx = 0
+        if not done:
+            return ic1, c, nc, it, 4
+        if k == 2:  # no need to re-enter the optimal-transfer stage
+            return ic1, c, nc, it, 0
+        for L in range(k):
+            ncp[L] = 0
+    return ic1, c, nc, max_iter + 1, 2
