@@ -515,6 +515,15 @@ def objective_table(data, names: list[str], restarts: int) -> pd.DataFrame:
                 "CAF from class": caf_from(fit, classes),
                 f"best of {restarts} restarts": many.labels.to_numpy(dtype=np.int64)[kept],
             }
+            own = objective_at(fit, parts["fitted (rng=0)"])
+            if not np.isclose(own["objective"], fit.objective[-1], rtol=1e-9) or not np.isclose(
+                own["neg_loglik"], fit.neg_loglik, rtol=1e-9
+            ):
+                raise RuntimeError(
+                    f"{name} m={m}: the fitted partition's recomputed objective "
+                    f"{own['objective']:.6f} / nll {own['neg_loglik']:.6f} differs from the "
+                    f"fit's own {fit.objective[-1]:.6f} / {fit.neg_loglik:.6f}"
+                )
             for label, lab in parts.items():
                 a, b = objective_at(fit, lab), objective_at(fit, lab, best_selection=True)
                 rows.append(
@@ -659,6 +668,10 @@ def objective_main(names: list[str], restarts: int) -> int:
         "CRAFT objective at four partitions (same lambda, m, rho; selection re-optimised "
         "by the algorithm's rule; nll* = with the best selection of the budget)",
         t,
+    )
+    print(
+        "(check passed: at the fitted partition the recomputed objective and nll equal the "
+        "fit's own)"
     )
     print("\nVerdict (lower is better for both criteria):")
     print("\n".join(objective_verdict(t)))

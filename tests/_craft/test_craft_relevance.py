@@ -203,3 +203,17 @@ def test_plot_relevance_frame_and_errors(mixed_fit):
         mixed_fit.plot_subspaces(relevance="yes")
     with pytest.raises(TypeError, match="numbers without missing values"):
         plot_subspaces(sel, relevance=rel.where(sel))
+
+
+@pytest.mark.filterwarnings("ignore::sparseclust.exceptions.PerformanceWarning")
+def test_dask_fit_says_relevance_needs_memory():
+    dask = pytest.importorskip("dask")
+    dd = pytest.importorskip("dask.dataframe")
+    df = _mixed(n=300).dropna().reset_index(drop=True)
+    ddf = dd.from_pandas(df, npartitions=2)
+    with dask.config.set(scheduler="synchronous"):
+        fit = craft(ddf, m=0.5, k=3, n_init=2, rng=0)
+    with pytest.raises(ValueError, match="relevance needs the fit's rows in memory"):
+        _ = fit.relevance
+    assert "relevance" not in fit.summary().tables
+    assert fit.tidy()["relevance"].isna().all()
