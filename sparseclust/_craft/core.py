@@ -488,8 +488,9 @@ def _cost_pieces(data: CraftData, st: State, F_delta: float, sigma_override: flo
     """
     P, Q, K = data.P, data.Q, st.K
     dist = _DISTINCT.get(data) if Q else None
+    F_v = F_delta * st.v.sum(axis=1)
     if Q:  # _level_table of (log_eta0 - log_eta) * v, compiled
-        from .costs_jit import cost_table
+        from .costs_jit import add_rows, cost_table
 
         table = np.empty((data.level_q.size + Q, 4 if K == 3 else K))
         cost_table(data.log_eta0, st.log_eta, st.v, P, data.offsets, data.L, table)
@@ -497,14 +498,13 @@ def _cost_pieces(data: CraftData, st: State, F_delta: float, sigma_override: flo
             ucodes, first, inv = dist
             level = _level_sums(ucodes, data.offsets, table, 0, first.size)
             cat = _scratch("cost_cat", (first.size, K))
-            _add(cat, level[:, :K], data.g0[first, None])
+            add_rows(level, data.g0[first], 0, F_v, False, cat)
     if P:
         sig = st.sigma if sigma_override is None else sigma_override
         W = st.v[:, :P] / (2.0 * sig * sig)  # (K, P)
         W2 = (-2.0 * (W * st.zeta)).T
         wz2 = W * st.zeta * st.zeta
         wz2_sum = wz2.sum(axis=1)
-    F_v = F_delta * st.v.sum(axis=1)
     for a in range(0, data.n, PIECE_ROWS):
         b = min(a + PIECE_ROWS, data.n)
         m = b - a
@@ -513,9 +513,12 @@ def _cost_pieces(data: CraftData, st: State, F_delta: float, sigma_override: flo
             rows = _scratch("cost_rows", (m,), np.intp)
             np.copyto(rows, inv[a:b])
             np.take(cat, rows, axis=0, out=D, mode="clip")
-        elif Q:
+        elif Q:  # level sums + g0 (+ F_v when nothing follows: categorical data)
             level = _level_sums(data.codes, data.offsets, table, a, b)
-            _add(D, level[:, :K], data.g0[a:b, None])
+            add_rows(level, data.g0, a, F_v, not P, D)
+            if not P:
+                yield a, b, D
+                continue
         else:
             D.fill(0.0)
         if P:
@@ -615,9 +618,20 @@ def singleton(data: CraftData, i: int, v: np.ndarray) -> State:
 
 
 def stack(a: State, b: State) -> State:
+    """The clusters of ``a``, then those of ``b``."""
+    return stack_all(a, [b])
+
+
+def stack_all(first: State | None, more: list[State]) -> State | None:
+    """``first`` with the clusters of ``more`` appended (one copy for all; ``more`` is
+    emptied); ``first`` itself when ``more`` is empty."""
+    parts = ([] if first is None else [first]) + more
+    more.clear()
+    if len(parts) <= 1:
+        return parts[0] if parts else None
     return State(
         *(
-            np.vstack([getattr(a, f), getattr(b, f)])
+            np.vstack([getattr(p, f) for p in parts])
             for f in ("zeta", "sigma", "log_eta", "counts", "v")
         )
     )
@@ -1119,9 +1133,11 @@ def _open_clusters(
     K_now = st.K
     openers: list[int] = []
     new: State | None = None
+    ones: list[State] = []  # opened since ``new`` was last stacked
     for j in np.flatnonzero(n_cand):
         if cap is not None and K_now > cap:
             break
+        new = stack_all(new, ones)
         states[j], (gpos, sub) = data.executor.call(
             int(j), _k_candidates, states[j], new, threshold, F_delta, so
         )
@@ -1131,7 +1147,7 @@ def _open_clusters(
             p = (a0 * K_now + vsum) / (K_now * (a0 + b0))
             v_new = np.ones(p.size, dtype=bool) if select_all else rng.random(p.size) < p
             one = singleton(sub, i, v_new)
-            new = one if new is None else stack(new, one)
+            ones.append(one)
             openers.append(int(gpos[i]))
             vsum += v_new
             K_now += 1
@@ -1141,7 +1157,7 @@ def _open_clusters(
                 cand = rest[c > threshold]
             else:
                 cand = rest
-    return new, np.asarray(openers, dtype=np.int64)
+    return stack_all(new, ones), np.asarray(openers, dtype=np.int64)
 
 
 def _pass(data: Blocked, states, st, threshold, consts, rng, select_all, so, remap, cap=None):

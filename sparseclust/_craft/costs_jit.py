@@ -9,6 +9,8 @@ first feature's row.
 
 from __future__ import annotations
 
+import numpy as np
+
 from .._engine.jit import kernel
 
 __all__ = ["level_sums"]
@@ -17,18 +19,53 @@ __all__ = ["level_sums"]
 @kernel
 def level_sums(codes, offsets, table, a, b, out):  # pragma: no cover - compiled
     """``out[r] = sum_q table[codes[a + r, q] + offsets[q] + q + 1]`` for ``r < b - a``,
-    added in feature order (the first feature's row copied, the others added to it)."""
+    added in feature order (the first feature's row copied, the others added to it).
+    One, two and four columns (three clusters are padded to four) add into scalars."""
     Q = codes.shape[1]
     K = table.shape[1]
+    base = np.empty(Q, np.int64)
+    for q in range(Q):
+        base[q] = offsets[q] + q + 1
+    if K == 1:
+        for r in range(b - a):
+            x0 = table[codes[a + r, 0] + base[0], 0]
+            for q in range(1, Q):
+                x0 += table[codes[a + r, q] + base[q], 0]
+            out[r, 0] = x0
+        return out
+    if K == 2:
+        for r in range(b - a):
+            s = codes[a + r, 0] + base[0]
+            x0, x1 = table[s, 0], table[s, 1]
+            for q in range(1, Q):
+                s = codes[a + r, q] + base[q]
+                x0 += table[s, 0]
+                x1 += table[s, 1]
+            out[r, 0], out[r, 1] = x0, x1
+        return out
+    if K == 4:
+        for r in range(b - a):
+            s = codes[a + r, 0] + base[0]
+            x0, x1, x2, x3 = table[s, 0], table[s, 1], table[s, 2], table[s, 3]
+            for q in range(1, Q):
+                s = codes[a + r, q] + base[q]
+                x0 += table[s, 0]
+                x1 += table[s, 1]
+                x2 += table[s, 2]
+                x3 += table[s, 3]
+            out[r, 0], out[r, 1], out[r, 2], out[r, 3] = x0, x1, x2, x3
+        return out
+    acc = np.empty(K)
     for r in range(b - a):
-        i = a + r
-        s = codes[i, 0] + offsets[0] + 1
+        s = codes[a + r, 0] + base[0]
         for k in range(K):
-            out[r, k] = table[s, k]
+            acc[k] = table[s, k]
         for q in range(1, Q):
-            s = codes[i, q] + offsets[q] + q + 1
+            s = codes[a + r, q] + base[q]
             for k in range(K):
-                out[r, k] += table[s, k]
+                acc[k] += table[s, k]
+        for k in range(K):
+            out[r, k] = acc[k]
     return out
 
 
@@ -61,4 +98,19 @@ def feature_sums(A, offsets, L, out):  # pragma: no cover - compiled
             for j in range(1, L[q]):
                 s += A[k, o + j]
             out[k, q] = s + 0.0
+    return out
+
+
+@kernel
+def add_rows(level, g0, ga, F_v, with_f, out):  # pragma: no cover - compiled
+    """``out[r, k] = level[r, k] + g0[ga + r]``, then ``+ F_v[k]`` when ``with_f``: two
+    roundings, as numpy's two broadcast additions (``level`` may have more columns
+    than ``out``: the padding of three clusters)."""
+    for r in range(out.shape[0]):
+        g = g0[ga + r]
+        for k in range(out.shape[1]):
+            x = level[r, k] + g
+            if with_f:
+                x = x + F_v[k]
+            out[r, k] = x
     return out

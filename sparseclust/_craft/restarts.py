@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .._engine.parallel import run_parallel
+from .._engine.parallel import run_parallel, run_shared
 from .._tuning.penalty import Penalty
 from . import core as core
 from . import lam as lam_
@@ -148,13 +148,24 @@ def _apply(f: Callable[..., Any], *args: Any) -> Any:
     return f(*args)
 
 
+def _apply_to(shared: Any, f: Callable[..., Any], *args: Any) -> Any:
+    return f(shared, *args)
+
+
 def parallel(n_jobs: int | None, tasks: list[Task], d: Any = None) -> list[Any]:
-    """``[f(*a) for f, a in tasks]`` through the package's one parallel runner; on a
+    """``[f(*a) for f, a in tasks]`` through the package's parallel runners; on a
     cluster (``d``'s executor runs fits together) the fits run at once, their passes
-    batched into one task per worker."""
+    batched into one task per worker. Tasks whose first argument is one and the same
+    object (the data every restart reads) run on forked workers that read it from
+    this process's memory (:func:`~sparseclust._engine.parallel.run_shared`: they start
+    in milliseconds and only seeds and results travel); others through joblib."""
     together = getattr(getattr(d, "executor", None), "run_together", None)
     if together is not None:
         return together([partial(f, *a) for f, a in tasks])
+    shared = tasks[0][1][0] if tasks and tasks[0][1] else None
+    if shared is not None and all(a and a[0] is shared for _, a in tasks):
+        rest = [(f, *a[1:]) for f, a in tasks]
+        return run_shared(_apply_to, shared, rest, n_jobs=n_jobs, desc="CRAFT fits")
     return run_parallel(_apply, [(f, *a) for f, a in tasks], n_jobs=n_jobs, desc="CRAFT fits")
 
 

@@ -55,7 +55,7 @@ _SHARED: Any = None
 def worker_count(n_jobs: int | None, n_tasks: int) -> int:
     """Workers for ``n_tasks`` tasks: ``n_jobs`` (``-1``: every core; ``None``: 1), at
     most one per task."""
-    if n_jobs in (None, 1) or n_tasks <= 1:
+    if n_jobs in (None, 1) or n_tasks <= 1 or _IN_WORKER:
         return 1
     cores = os.cpu_count() or 1
     want = n_jobs if n_jobs > 0 else max(1, cores + 1 + n_jobs)
@@ -80,7 +80,7 @@ def run_parallel(
     progress = _PROGRESS.get() if progress is None else progress
     if not tasks:
         return []
-    if n_jobs in (None, 1) or len(tasks) == 1:
+    if n_jobs in (None, 1) or len(tasks) == 1 or _IN_WORKER:
         return [func(*a) for a in _bar(tasks, progress, desc)]
     from joblib import Parallel, delayed
 
@@ -124,11 +124,15 @@ def _one_blas_thread() -> None:
     run four BLAS threads)."""
     from threadpoolctl import threadpool_limits
 
-    global _LIMITS
+    global _LIMITS, _IN_WORKER
     _LIMITS = threadpool_limits(limits=1, user_api="blas")
+    _IN_WORKER = True
 
 
 _LIMITS: Any = None
+#: True in a worker of :func:`run_shared`: its own parallel calls run serially (a
+#: pool's workers cannot start processes, and the cores are taken).
+_IN_WORKER = False
 
 
 def _call_shared(item: tuple) -> Any:
