@@ -29,6 +29,8 @@ def blas_thread_count() -> int:
     """The threads BLAS may use now (1 inside a ``single_blas_thread()`` or a
     ``threadpoolctl.threadpool_limits(1)`` block, and in the forked workers of
     :func:`~sparseclust._engine.parallel.run_shared`): the budget a compiled pass that
-    replaces BLAS products runs its threads on."""
+    replaces BLAS products runs its threads on. With several BLAS libraries loaded, the
+    smallest count (a library loaded after a limit was set keeps its default)."""
     infos = _controller().select(user_api="blas").info()
-    return max([1] + [int(i.get("num_threads") or 1) for i in infos])
+    counts = [int(i.get("num_threads") or 1) for i in infos]
+    return max(1, min(counts)) if counts else 1
