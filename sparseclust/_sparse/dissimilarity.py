@@ -18,10 +18,13 @@ and ``u'D`` (a score per feature). sparcl stores ``D`` (``n(n-1)/2 x p`` doubles
   with ``r = U 1``: two matrix products per iteration, O(n^2 + np) memory. Missing
   values enter through the observation mask ``M`` as two more products (see
   :class:`GramSquared`).
-* absolute value, and every ``weights="sparcl"`` fit: ``D`` is computed block by
-  block of observation pairs (``block_size`` pairs at a time) and each block is used
-  and dropped (:class:`PairStream`). In "sparcl" mode the blocks reproduce sparcl
-  exactly: single-precision differences, the NA rescaling in sparcl's order.
+* absolute value, and ``weights="sparcl"`` with missing values: ``D`` is computed
+  block by block of observation pairs (``block_size`` pairs at a time) and each block
+  is used and dropped (:class:`PairStream`). In "sparcl" mode the blocks reproduce
+  sparcl exactly: single-precision differences, the NA rescaling in sparcl's order.
+* squared distance, ``weights="sparcl"``, complete data: the Gram products of the
+  float32 values plus the float32 rounding term, computed for a whole run in one
+  compiled pass over the pairs (:class:`SparclSquared`).
 
 Only ``hclust_sparse_permute(null="dissimilarities")`` (sparcl's own null, which
 permutes the columns of ``D``) materialises ``D``, under a memory budget
@@ -742,7 +745,8 @@ def _step(op: Any, w: np.ndarray, ut: np.ndarray | None) -> tuple[np.ndarray, np
 
 def first_step(op: Any, ut: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``(u, u'D)`` from ``w = 1``: the first iteration, the same for every bound (on a
-    :class:`SparclSquared`: Gram products, then both corrections in one pass)."""
+    :class:`SparclSquared`: Gram scores, then both corrections in one pass; ``u`` is
+    then None, as the alternation only needs ``u'D``)."""
     if isinstance(op, SparclSquared):
         rec = _Recorded(op)
         _step(rec, np.ones(op.p), ut)
