@@ -51,6 +51,18 @@ def _lam(text: str) -> float | str:
         ) from None
 
 
+def _budget(text: str) -> float | str:
+    """``--m``: a number in (0, 1) or ``auto`` (chosen from the data by BIC)."""
+    if text == "auto":
+        return text
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"--m takes a number in (0, 1) or 'auto'; got {text!r}"
+        ) from None
+
+
 @dataclass(frozen=True)
 class _Call:
     """A :class:`Command`'s ``run``: ``sparseclust.<func>(x, data=data, **kwargs)``.
@@ -142,9 +154,10 @@ def _craft_args(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("CRAFT")
     g.add_argument(
         "--m",
-        type=float,
-        default=0.5,
-        help="fraction of features selected per cluster (default 0.5)",
+        type=_budget,
+        default="auto",
+        help="fraction of features selected per cluster, or 'auto' (default: chosen "
+        "from the data by BIC)",
     )
     _penalty_args(
         g,

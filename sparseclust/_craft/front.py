@@ -42,6 +42,7 @@ from . import core as core
 from . import lam as lam_
 from . import restarts as restarts
 from . import select_k as select_k
+from . import select_m as select_m
 from .prepared import Prepared, prepare_table
 from .result import CraftResult, build_result
 
@@ -51,6 +52,8 @@ __all__ = ["CraftResult", "craft", "craft_lambda"]
 MISSING = ("native", "drop", "raise")
 #: Rules shared by the CRAFT-family fronts (``rho``'s range depends on ``m``: the body).
 M_RULE = Number(min=0, max=1, min_inclusive=False, max_inclusive=False)
+#: ``craft``'s ``m``: a budget in (0, 1), or ``"auto"`` (chosen by BIC: select_m).
+M_AUTO_RULE = Number(min=0, max=1, min_inclusive=False, max_inclusive=False, also=("auto",))
 RHO_RULE = Number(none=True)
 K_RULE = Int(min=1, none=True)
 ALPHA_RULE = Number(min=0, min_inclusive=False)
@@ -113,6 +116,7 @@ def conclude(
     keep_data: bool,
     k_selection: pd.DataFrame | None = None,
     dask_prep: Any = None,
+    m_selection: pd.DataFrame | None = None,
 ) -> CraftResult:
     """Choose the restart to report, warn as owed, and build the result."""
     best = restarts.choose(runs, k, prep.data, consts)
@@ -133,6 +137,7 @@ def conclude(
         keep_data=keep_data,
         k_selection=k_selection,
         dask_prep=dask_prep,
+        m_selection=m_selection,
     )
     warn_small_clusters(res.sizes, k, name)
     _warn_empty_selection(res)
@@ -300,8 +305,12 @@ def _fit_restarts(
     ff_lam: float | None,
     k_seed: Any = None,
     calibrate: str = "sample",
-) -> tuple[list[core.Fit], str, int | None, pd.DataFrame | None]:
-    """Every restart of :func:`craft`: (runs, lam_method, k, k_selection). With neither
+    auto_m: bool = False,
+) -> tuple[list[core.Fit], str, int | None, pd.DataFrame | None, Any]:
+    """Every restart of :func:`craft`: (runs, lam_method, k, k_selection, chosen), with
+    ``chosen`` None, or with ``auto_m`` the budget chosen by
+    :func:`~sparseclust._craft.select_m.choose_m` (settings, constants, criterion
+    table; at the K chosen when K is automatic: K is chosen at ``settings``). With neither
     ``k`` nor ``lam`` K is chosen first, on at most ``how.sample_rows`` rows drawn with
     ``k_seed`` (:func:`~sparseclust._craft.select_k.k_sample`; of the Dask sample when
     there is one), then every restart runs on all rows as ``craft(k=K)`` runs them; on
@@ -321,15 +330,52 @@ def _fit_restarts(
             n_obs=prep.data.n,
         )
         pen, method = Penalty("calibrate", None, k), how.method
-    if pen.method == "calibrate" and sample is not None and calibrate == "sample":
+    on_sample = sample if calibrate == "sample" else None
+    if auto_m:
+        kk = pen.k if pen.method == "calibrate" else None
+        chosen = select_m.choose_m(
+            prep.data,
+            settings,
+            kk,
+            pen.lam if kk is None else None,
+            seeds,
+            seeded if kk is not None else [],
+            n_jobs,
+            rho_of=default_rho,
+            sample=on_sample,
+            verbose=how.verbose,
+        )
+        lam_method = "calibrated" if kk is not None else "given"
+        return chosen[0], method or lam_method, pen.k, k_selection, chosen[1:]
+    if pen.method == "calibrate" and on_sample is not None:
         runs = restarts.calibrated_runs(
             prep.data, settings, consts, pen.k, seeds, n_jobs, seeded, sample=sample
         )
-        return runs, method or "calibrated", pen.k, k_selection
+        return runs, method or "calibrated", pen.k, k_selection, None
     runs, lam_method, k = restarts.fit_all(
         prep.data, pen, settings, consts, seeds, n_jobs, lambda _g: ff_lam, seeded
     )
-    return runs, method or lam_method, k, k_selection
+    return runs, method or lam_method, k, k_selection, None
+
+
+def _fit_budget(m: Any, rho: float | None, lam: Any, budget: str) -> tuple[float, bool]:
+    """(the m the fit starts from, whether m is chosen from the data). ``m="auto"``:
+    K (when automatic) is chosen at :data:`~sparseclust._craft.select_m.K_REFERENCE_M`
+    and then m by BIC; with ``budget="approximate"`` the thresholds select the
+    features and m is the prior mean 0.5 (no choice)."""
+    if not (isinstance(m, str) and m == "auto"):
+        return m, False
+    if rho is not None:
+        raise ValueError(
+            f"rho={rho:g} needs a numeric m (rho must lie in (0, m(1-m))); got m='auto'. "
+            "Leave rho=None (each budget then uses the paper's default) or give m=."
+        )
+    if isinstance(lam, str) and lam == "farthest_first":
+        raise ValueError(
+            "m='auto' chooses the budget at a number of clusters; lam='farthest_first' "
+            "needs a numeric m (the paper used m=0.5 and m=0.8): pass m=0.5, or k= alone."
+        )
+    return select_m.K_REFERENCE_M, budget == "fixed"
 
 
 # ------------------------------------------------------------------------- public
@@ -407,7 +453,7 @@ def craft_lambda(
 
 
 @rules(
-    m=M_RULE,
+    m=M_AUTO_RULE,
     k=K_RULE,
     rho=RHO_RULE,
     budget=Choice(("fixed", "approximate")),
@@ -444,7 +490,7 @@ def craft(
     /,
     *,
     data: Any = None,
-    m: float = 0.5,
+    m: float | str = "auto",
     lam: float | str | None = None,
     k: int | None = None,
     rho: float | None = None,
@@ -486,9 +532,14 @@ def craft(
         such as ``"~ . - id"`` with ``data=``.
     data : DataFrame, optional
         The data a formula ``x`` is read from.
-    m : float in (0, 1)
+    m : float in (0, 1) or "auto", default "auto"
         Fraction of features selected per cluster (fixed budget), the prior mean of
-        the selection probabilities.
+        the selection probabilities. ``"auto"``: chosen from the data by the BIC of
+        the selected-feature model among 0.2, 0.3, ..., 0.9 (see Notes; the table in
+        ``m_selection``, the curve in ``plot_m_selection()``); a number keeps that
+        budget exactly. With ``budget="approximate"`` (features chosen by ``eps_c`` /
+        ``eps_v``) ``"auto"`` stands for 0.5. ``rho=`` and ``lam="farthest_first"``
+        need a numeric m.
     lam : float, "farthest_first" or None
         Penalty for a new cluster. With ``k`` alone lambda is calibrated so that the
         converged clustering has exactly ``k`` clusters (bisection); with
@@ -648,6 +699,34 @@ def craft(
     changes. The smallest such lambda >= 0, ``max(max_n min_k d_nk - D F0, 0)``, is reported
     (Splice: purity 0.95, negative log-likelihood 255,000 against 259,000-262,000).
 
+    Choosing m (``m="auto"``, the default). The paper's objective is the
+    small-variance limit of a likelihood in which a selected feature follows its
+    cluster's distribution and an unselected one the whole data's, and has no term
+    that fixes m (it is the Beta prior's mean). The budget is chosen by the BIC of
+    that selected-feature model, VarSelLCM's criterion (Marbac & Sedki 2017) for
+    cluster-specific selection: ``BIC = 2 NLL + p log n``, NLL the negative
+    log-likelihood that compares the restarts (a selected numeric feature Gaussian
+    with the cluster's mean and sd, ddof 0 and floored as in the fit, an unselected
+    one with the global mean and sd; a selected categorical feature with the
+    cluster's smoothed level shares, an unselected one with the global shares; in
+    the units clustered), ``p`` the free parameters: per cluster 2 for each selected
+    numeric feature and ``L - 1`` for each selected categorical one with ``L``
+    levels, the global ones, and ``K - 1`` proportions. Candidates: m = 0.2, ...,
+    0.9, each with the default rho; of budgets selecting as many features of each
+    kind only the smallest is fitted. Each runs the first ``min(n_init, 5)``
+    calibrated and ``min(n_seeded, 2)`` seeded restarts of the fit (the same seeds
+    for every budget) and is scored by its best restart (among those at ``k``); the
+    lowest BIC wins and finishes with the remaining restarts, so the result is
+    ``craft(m=<chosen>)`` with the same ``rng``, bit for bit, at about 1.5-2 times
+    its cost. With neither ``k`` nor ``lam`` K is chosen first, at m = 0.5 (as
+    ``craft(m=0.5)`` chooses it), then m at that K. Why BIC and not the stability of
+    the partition across subsamples: BIC comes from the model CRAFT is derived
+    from, costs a few restarts per budget, and on the real data sets of
+    ``benchmarks/craft_auto_m.py`` it chose budgets whose adjusted Rand index was at
+    or above that of m = 0.5 on most (Wine 0.88-0.90 at m = 0.9 against 0.61-0.69;
+    docs/decisions.md has the table). BIC was not used for K: this likelihood keeps
+    improving with K on real data (Wine and Penguins: K = 5-7 for 3 classes).
+
     Choosing K (neither ``k`` nor ``lam``; ``k_method="stability"``, the default).
     First a test of K = 1 against K = 2: the gap statistic on the negative
     log-likelihood at K = 1 and 2, the observed and ``n_refs`` column-permuted
@@ -655,8 +734,9 @@ def craft(
     restarts, the best likelihood); K = 1 when Gap(1) >= Gap(2) - s_2 (Tibshirani,
     Walther & Hastie 2001). Otherwise K in 2..k_max by stability (Ben-Hur, Elisseeff &
     Guyon 2002; Fang & Wang 2012): ``n_pairs`` pairs of independent subsamples of
-    ``subsample`` of the rows, each clustered into K clusters as ``craft(k=K)`` does
-    (``min(n_init, 5)`` calibrated and a quarter as many seeded restarts), every row
+    ``subsample`` of the rows, each clustered into K clusters (one calibrated and two
+    seeded restarts, two seeded below 200 rows; the gap test's fits two of each),
+    every row
     assigned to each fit's clusters by its cost (as ``predict``), the two assignments
     compared by the adjusted Rand index; the K with the highest mean index is chosen,
     exact ties going to the larger K (the finer of two partitions reproduced alike).
@@ -684,6 +764,7 @@ def craft(
     (3, 13)
     """
     call = call_string(craft, locals())
+    m, auto_m = _fit_budget(m, rho, lam, budget)
     rho = check_rho(m, rho)
     generator = as_rng(rng)
     # the table: in memory, or persisted blocks on the Dask backend
@@ -717,7 +798,8 @@ def craft(
     sample = _sample(dask_prep, pen, calibrate, sample_rows, seeds[0])
     inputs = (prep, sample, pen, settings, consts, how, seeds, seeded, n_jobs, ff_lam, k_seed)
     with progress_bars(progress):
-        runs, method, k_wanted, k_selection = _fit_restarts(*inputs, calibrate)
+        runs, method, k_wanted, k_selection, chosen = _fit_restarts(*inputs, calibrate, auto_m)
+    settings, consts, m_selection = chosen if chosen is not None else (settings, consts, None)
     return conclude(
         runs,
         prep,
@@ -732,4 +814,5 @@ def craft(
         keep_data=keep_data and not lazy,
         k_selection=k_selection,
         dask_prep=dask_prep,
+        m_selection=m_selection,
     )

@@ -101,14 +101,20 @@ def k_cap(n: int) -> int:
 
 #: Below this many rows the choice of K runs lighter fits (:func:`choice_fits`).
 LIGHT_ROWS = 200
+#: From :data:`LIGHT_ROWS` rows on: ((calibrated, seeded) restarts of each fit of the
+#: gap test, (calibrated, seeded) of each subsample fit), each at most ``n_restarts``;
+#: None: ``craft(k=)``'s procedure with ``n_restarts`` (earlier versions, 4-5x the
+#: cost: Penguins 14.9 s against 5.5 s CPU, docs/decisions.md).
+PAIR_FITS: tuple[tuple[int, int], tuple[int, int]] | None = ((2, 2), (1, 2))
 
 
 def choice_fits(n: int, n_restarts: int) -> tuple[tuple[int, int], tuple[int, int]]:
     """(calibrated, seeded) restarts of each fit of the gap test and of each stability
     subsample fit, on ``n`` rows.
 
-    From :data:`LIGHT_ROWS` rows on both are ``craft(k=)``'s procedure with
-    ``n_restarts`` calibrated restarts and a quarter as many seeded ones. On fewer
+    With :data:`PAIR_FITS` None, from :data:`LIGHT_ROWS` rows on both are
+    ``craft(k=)``'s procedure with ``n_restarts`` calibrated restarts and a quarter as
+    many seeded ones. On fewer
     rows the calibration of lambda to K clusters is the cost (a subsample of a few
     dozen rows jumps over K at most lambdas: dozens of fits per restart): the gap test
     takes at most 2 calibrated and 2 seeded restarts, and the subsample fits 2 seeded
@@ -116,16 +122,26 @@ def choice_fits(n: int, n_restarts: int) -> tuple[tuple[int, int], tuple[int, in
     rows, two clusters and one Gaussian cloud on 20 to 150 rows); 20 rows in 0.3-0.7 s
     instead of a minute.
 
+    From :data:`LIGHT_ROWS` rows on the fits are :data:`PAIR_FITS`: the gap test 2
+    calibrated and 2 seeded restarts, each subsample fit 1 calibrated and 2 seeded
+    (the calibration of lambda is most of a fit's cost; with the budget chosen after
+    K, ``m="auto"``, the choice of K was most of the whole call's). The paper's designs
+    (fig. 2c, fig. 3c) keep their K = 3; with seeded restarts alone fig. 3c's subsample
+    fits landed in poor optima (K = 5).
+
     Examples
     --------
     >>> choice_fits(20, 5)
     ((2, 2), (0, 2))
     >>> choice_fits(500, 5)
-    ((5, 2), (5, 2))
+    ((2, 2), (1, 2))
     """
     if n >= LIGHT_ROWS:
         same = (n_restarts, -(-n_restarts // 4))  # as craft(k=): a quarter, rounded up
-        return same, same
+        if PAIR_FITS is None:
+            return same, same
+        (g_cal, g_seed), (p_cal, p_seed) = PAIR_FITS
+        return (min(g_cal, n_restarts), g_seed), (min(p_cal, n_restarts), p_seed)
     return (min(n_restarts, 2), 2), (0, 2)
 
 

@@ -1,0 +1,274 @@
+"""Choosing CRAFT's budget m from the data (``craft(m="auto")``, the default).
+
+The paper's objective has no term that fixes m (it is the prior mean of the
+selection probabilities), so the budget is chosen by a model criterion: the BIC of
+the selected-feature model that CRAFT's objective is the small-variance limit of
+(:func:`bic`). Each budget of :data:`M_GRID` (those giving the same per-cluster
+feature counts as a smaller one left out: :func:`candidate_budgets`) is fitted with
+the first few of the fit's restarts (:func:`first_stage`); the budget with the
+lowest BIC is completed with the remaining restarts (:func:`finish`), which gives
+``craft(m=<that budget>)``'s result bit for bit: every candidate's restarts are
+restarts of the final fit. :func:`choose_m` runs it and returns the criterion table.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from . import core as core
+from . import restarts as restarts
+
+__all__ = [
+    "K_REFERENCE_M",
+    "M_GRID",
+    "MStage",
+    "bic",
+    "candidate_budgets",
+    "choose_m",
+    "finish",
+    "first_stage",
+    "m_choice_text",
+    "n_parameters",
+]
+
+#: The budgets ``m="auto"`` compares (before those with repeated counts are dropped).
+M_GRID = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+#: The budget at which K is chosen when neither ``k`` nor ``m`` is given (the
+#: fixed default of earlier versions; then m is chosen at that K).
+K_REFERENCE_M = 0.5
+
+Data = core.CraftData | core.Blocked
+
+
+def candidate_budgets(P: int, Q: int, grid: Sequence[float] = M_GRID) -> list[float]:
+    """The budgets of ``grid`` with distinct fixed-budget counts on ``P`` numeric and
+    ``Q`` categorical features (``round(m P)`` and ``round(m Q)``, halves up, at least
+    one of each kind present): of budgets that select as many features of each kind,
+    only the smallest is fitted (the selection, hence the BIC, depends on m only
+    through these counts).
+
+    Examples
+    --------
+    >>> candidate_budgets(5, 2)  # Penguins: 5 numeric, 2 categorical columns
+    [0.2, 0.3, 0.5, 0.7, 0.8, 0.9]
+    >>> candidate_budgets(13, 0)
+    [0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
+    """
+    seen: set[tuple[int, int]] = set()
+    out = []
+    for m in grid:
+        counts = tuple(min(n, max(1, core.round_half_up(m * n))) if n else 0 for n in (P, Q))
+        if counts not in seen:
+            seen.add(counts)
+            out.append(float(m))
+    return out
+
+
+def n_parameters(d: Data, st: core.State) -> int:
+    """Free parameters of the selected-feature model of state ``st`` on ``d``.
+
+    Per cluster and selected numeric feature a mean and a standard deviation (2); per
+    cluster and selected categorical feature with ``L`` levels its ``L - 1`` level
+    shares; the global parameters every unselected cell uses (2 per numeric feature,
+    ``L - 1`` per categorical one); and ``K - 1`` cluster proportions.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> d = core.prepare(np.zeros((4, 1)), np.array([[0], [1], [2], [0]]), [3], alpha=0.01)
+    >>> st = core.State(np.zeros((2, 1)), np.ones((2, 1)), np.zeros((2, 3)), np.zeros((2, 3)),
+    ...                 np.array([[True, False], [True, True]]))
+    >>> n_parameters(d, st)  # 2 x 2 numeric + 2 categorical + global 2 + 2 + K - 1
+    11
+    """
+    P = d.P
+    num = 2 * int(st.v[:, :P].sum())
+    cat = int((st.v[:, P:] * (np.asarray(d.L) - 1)[None, :]).sum())
+    glob = 2 * P + int((np.asarray(d.L) - 1).sum())
+    return num + cat + glob + st.K - 1
+
+
+def bic(d: Data, fit: core.Fit) -> float:
+    """The BIC of a fit: ``2 NLL + n_parameters log n``, NLL the negative
+    log-likelihood of the selected-feature model (:func:`~sparseclust._craft.core.neg_loglik`:
+    a selected numeric feature Gaussian with the cluster's mean and sd, an unselected
+    one with the global mean and sd; a selected categorical feature with the cluster's
+    level shares, an unselected one with the global shares; in the units clustered),
+    ``n`` the rows (:func:`n_parameters`)."""
+    return 2.0 * float(fit.nll) + n_parameters(d, fit.state) * math.log(d.n)
+
+
+@dataclass
+class MStage:
+    """The restarts of one candidate budget so far: calibrated runs (the calibration's
+    own, then those at its lambda), seeded runs, and the lambda the remaining restarts
+    run at (None when no calibrated run reached ``k``: the candidate then finishes
+    from scratch)."""
+
+    m: float
+    settings: core.Settings
+    consts: core.Constants
+    cal: list[core.Fit]
+    rest: list[core.Fit]
+    seeded: list[core.Fit]
+    lam_ref: float | None
+
+    @property
+    def runs(self) -> list[core.Fit]:
+        return self.cal + self.rest + self.seeded
+
+
+def _tasks(
+    d: Data, st: MStage, k: int | None, seeds: Sequence[Any], seeded: Sequence[Any]
+) -> tuple[list[restarts.Task], int]:
+    """(tasks, how many are calibrated or given-lambda runs): the runs at the stage's
+    lambda for ``seeds``, then the seeded runs for ``seeded``."""
+    s = st.settings
+    if k is None:  # lambda given: independent runs at it
+        return [(restarts.fixed_run, (d, s, st.lam_ref, x, "given")) for x in seeds], len(seeds)
+    at = [(restarts.restart_at, (d, s, k, x, st.lam_ref)) for x in seeds]
+    return at + restarts.seeded_tasks(d, s, k, seeded), len(at)
+
+
+def first_stage(
+    d: Data,
+    stage: MStage,
+    k: int | None,
+    seeds: Sequence[Any],
+    seeded: Sequence[Any],
+    n_jobs: int | None,
+    sample: core.CraftData | None = None,
+) -> MStage:
+    """The first restarts of a candidate, exactly as
+    :func:`~sparseclust._craft.restarts.calibrated_runs` runs them for these seeds
+    (``k`` None: runs at the given lambda ``stage.lam_ref``)."""
+    if k is not None and sample is None:
+        cal = restarts._calibrate(d, stage.settings, stage.consts, k, seeds)
+        hit = bool(cal) and cal[-1].state.K == k
+        stage = replace(stage, cal=cal, lam_ref=cal[-1].lam if hit else None)
+        seeds = seeds[len(cal) :] if hit else []
+    elif k is not None:  # Dask: lambda calibrated on the in-memory sample
+        on = restarts._calibrate(sample, stage.settings, stage.consts, k, seeds)
+        stage = replace(stage, lam_ref=on[-1].lam if on else None)
+    tasks, n_at = _tasks(d, stage, k, seeds, seeded)
+    out = restarts.parallel(n_jobs, tasks, d)
+    return replace(stage, rest=out[:n_at], seeded=out[n_at:])
+
+
+def finish(
+    d: Data,
+    stage: MStage,
+    k: int | None,
+    seeds: Sequence[Any],
+    seeded: Sequence[Any],
+    n_jobs: int | None,
+    sample: core.CraftData | None = None,
+) -> list[core.Fit]:
+    """All restarts of the chosen candidate: its first-stage runs and the rest of
+    ``seeds`` / ``seeded``, in the order of
+    :func:`~sparseclust._craft.restarts.calibrated_runs` (the result of
+    ``craft(m=stage.m)`` with the same seeds, bit for bit)."""
+    if k is not None and stage.lam_ref is None:
+        return restarts.calibrated_runs(
+            d, stage.settings, stage.consts, k, seeds, n_jobs, seeded, sample=sample
+        )
+    done = len(stage.cal) + len(stage.rest)
+    tasks, n_at = _tasks(d, stage, k, seeds[done:], seeded[len(stage.seeded) :])
+    out = restarts.parallel(n_jobs, tasks, d)
+    return stage.cal + stage.rest + out[:n_at] + stage.seeded + out[n_at:]
+
+
+def choose_m(
+    d: Data,
+    settings: core.Settings,
+    k: int | None,
+    lam: float | None,
+    seeds: Sequence[Any],
+    seeded: Sequence[Any],
+    n_jobs: int | None,
+    *,
+    rho_of: Callable[[float], float],
+    sample: core.CraftData | None = None,
+    grid: Sequence[float] = M_GRID,
+    verbose: bool = False,
+) -> tuple[list[core.Fit], core.Settings, core.Constants, pd.DataFrame]:
+    """Choose m by BIC and return (all restarts at it, its settings, its constants,
+    the criterion table).
+
+    Each budget of :func:`candidate_budgets` runs with the first ``min(len(seeds), 5)``
+    calibrated restarts and ``min(len(seeded), 2)`` seeded ones (``k`` None: the
+    first 5 runs at ``lam``) and is scored by the :func:`bic` of its best restart (as
+    :func:`~sparseclust._craft.restarts.choose` picks it); the lowest BIC wins (ties to
+    the smaller m) and finishes with all the restarts (:func:`finish`). ``rho`` is
+    ``rho_of(m)`` (the paper's default) for each m. The table has one row per budget: ``m``, ``n_numeric`` and
+    ``n_categorical`` (features selected per cluster), ``n_clusters``, ``neg_loglik``,
+    ``n_params``, ``bic`` and ``chosen``; ``attrs`` record ``criterion``,
+    ``restarts`` and ``grid``.
+    """
+    P, Q = d.P, d.Q
+    n_first, n_first_seeded = min(len(seeds), 5), min(len(seeded), 2)
+    stages, rows = [], []
+    for m in candidate_budgets(P, Q, grid):
+        s = replace(settings, m=m, rho=rho_of(m))
+        c = core.craft_constants(m, s.rho)
+        st = MStage(m, s, c, [], [], [], lam)
+        st = first_stage(d, st, k, seeds[:n_first], seeded[:n_first_seeded], n_jobs, sample)
+        best = restarts.choose(st.runs, k, d, c)
+        stages.append(st)
+        rows.append(
+            {
+                "m": m,
+                "n_numeric": min(P, max(1, core.round_half_up(m * P))) if P else 0,
+                "n_categorical": min(Q, max(1, core.round_half_up(m * Q))) if Q else 0,
+                "n_clusters": best.state.K,
+                "neg_loglik": float(best.nll),
+                "n_params": n_parameters(d, best.state),
+                "bic": bic(d, best),
+            }
+        )
+        core.release_states(d, *[r for r in st.runs if r is not best])
+    table = pd.DataFrame(rows)
+    score = table["bic"].where(np.isfinite(table["bic"]), np.inf)
+    if k is not None:  # a budget whose restarts missed k loses to one that reached it
+        score = score.where(table["n_clusters"] == k, np.inf)
+    i = int(np.argmin(score.to_numpy())) if np.isfinite(score).any() else int(table["bic"].argmin())
+    table["chosen"] = np.arange(len(table)) == i
+    table.attrs.update(criterion="BIC", restarts=(n_first, n_first_seeded), grid=tuple(grid))
+    if verbose:
+        print(m_choice_text(table))
+    st = stages[i]
+    runs = finish(d, st, k, seeds, seeded, n_jobs, sample)
+    return runs, st.settings, st.consts, table
+
+
+def m_choice_text(table: pd.DataFrame) -> str:
+    """Each budget's BIC and the verdict, one line each (``verbose=True``).
+
+    Examples
+    --------
+    >>> tab = pd.DataFrame({"m": [0.2, 0.5], "n_numeric": [1, 2], "n_categorical": [0, 0],
+    ...                     "bic": [120.0, 100.0], "chosen": [False, True]})
+    >>> print(m_choice_text(tab))
+      m = 0.2 (1 numeric, 0 categorical per cluster): BIC 120.0
+      m = 0.5 (2 numeric, 0 categorical per cluster): BIC 100.0
+    m = 0.5 chosen by BIC over 2 budgets.
+    """
+    lines = [
+        f"  m = {r.m:g} ({r.n_numeric} numeric, {r.n_categorical} categorical per "
+        f"cluster): BIC {r.bic:.1f}"
+        for r in table.itertuples()
+    ]
+    lines.append(f"{m_verdict(table)}.")
+    return "\n".join(lines)
+
+
+def m_verdict(table: pd.DataFrame) -> str:
+    """``"m = 0.7 chosen by BIC over 6 budgets"``."""
+    m = float(table.loc[table["chosen"], "m"].iloc[0])
+    return f"m = {m:g} chosen by BIC over {len(table)} budgets"

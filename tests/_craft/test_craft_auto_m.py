@@ -1,0 +1,192 @@
+"""craft(m="auto"): the budget chosen by the BIC of the selected-feature model."""
+
+from __future__ import annotations
+
+import math
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+
+from sparseclust import craft  # noqa: E402
+from sparseclust._craft.select_m import candidate_budgets  # noqa: E402
+
+RESTARTS = dict(n_init=5, n_seeded=2)  # = a candidate's first stage: all restarts
+
+
+def small() -> pd.DataFrame:
+    """40 rows, 3 clusters: 3 numeric (two informative) and 2 categorical columns."""
+    rng = np.random.default_rng(3)
+    g = np.repeat([0, 1, 2], [14, 13, 13])
+    return pd.DataFrame(
+        {
+            "a": rng.normal(size=40) + 4.0 * (g == 1),
+            "b": rng.normal(size=40) + 4.0 * (g == 2),
+            "noise": rng.normal(size=40),
+            "c": pd.Categorical(np.where(rng.random(40) < 0.8, g, rng.integers(0, 3, 40))),
+            "d": pd.Categorical(rng.integers(0, 2, 40)),
+        }
+    )
+
+
+def hand_bic(df: pd.DataFrame, fit) -> float:
+    """The BIC of a fit computed from the data, labels and selection alone (raw units,
+    ``scale=False``): selected numeric cells Gaussian with the cluster's mean and sd
+    (ddof 0, floored at 0.05 global sd), unselected with the global ones (sd ddof 1); categorical
+    cells with the smoothed level shares (alpha = 0.01) of the cluster or the whole data;
+    parameters 2 per selected numeric cell, L - 1 per selected categorical cell, the
+    global ones and K - 1 proportions."""
+    lab = fit.labels.to_numpy(dtype=int)
+    sel = fit.selected
+    n, K = len(df), fit.n_clusters
+    nll, npar = 0.0, K - 1
+    for col in df.columns:
+        x = df[col]
+        if isinstance(x.dtype, pd.CategoricalDtype):
+            codes, L = x.cat.codes.to_numpy(), len(x.cat.categories)
+            glob = (np.bincount(codes, minlength=L) + 0.01) / (n + 0.01 * L)
+            npar += L - 1
+            for k in range(K):
+                rows = codes[lab == k]
+                p = glob
+                if sel.loc[k, col]:
+                    p = (np.bincount(rows, minlength=L) + 0.01) / (rows.size + 0.01 * L)
+                    npar += L - 1
+                nll -= np.log(p[rows]).sum()
+        else:
+            v = x.to_numpy(float)
+            mu0, sd0 = v.mean(), v.std(ddof=1)  # the package's global sd: ddof 1
+            npar += 2
+            for k in range(K):
+                rows = v[lab == k]
+                mu, sd = mu0, sd0
+                if sel.loc[k, col]:
+                    mu, sd = rows.mean(), max(rows.std(), 0.05 * sd0)
+                    npar += 2
+                nll += ((rows - mu) ** 2 / (2 * sd * sd) + np.log(sd)).sum()
+    return 2 * nll + npar * math.log(n)
+
+
+def test_bic_choice_matches_brute_force():
+    """Every budget's BIC is the hand-computed BIC of craft(m=that budget) with the same
+    restarts, and the lowest wins; the result is that fit, bit for bit."""
+    df = small()
+    fit = craft(df, k=3, scale=False, rng=0, **RESTARTS)
+    tab = fit.m_selection
+    assert tab["m"].tolist() == candidate_budgets(3, 2) == [0.2, 0.5, 0.8, 0.9]
+    for row in tab.itertuples():
+        one = craft(df, m=row.m, k=3, scale=False, rng=0, **RESTARTS)
+        assert one.m_selection is None
+        assert row.bic == pytest.approx(hand_bic(df, one), rel=1e-9)
+        assert row.neg_loglik == one.neg_loglik
+        assert row.n_numeric == one.selected[["a", "b", "noise"]].sum(axis=1).max()
+    best = tab["bic"].idxmin()
+    assert tab["chosen"].tolist() == [i == best for i in range(len(tab))]
+    assert fit.m == tab.loc[best, "m"]
+    same = craft(df, m=fit.m, k=3, scale=False, rng=0, **RESTARTS)
+    assert same.labels.equals(fit.labels) and same.neg_loglik == fit.neg_loglik
+
+
+def test_auto_result_is_the_fixed_fit_with_all_restarts():
+    """With the default restarts (more than a candidate's first stage) the result is
+    craft(m=<chosen>) with the same seeds, bit for bit (candidates' restarts reused)."""
+    df = small()
+    fit = craft(df, k=3, rng=1)
+    ref = craft(df, m=fit.m, k=3, rng=1)
+    assert fit.labels.equals(ref.labels) and fit.neg_loglik == ref.neg_loglik
+    assert fit.restarts.equals(ref.restarts) and fit.lam == ref.lam
+    assert fit.m_selection.attrs["restarts"] == (5, 2)
+
+
+def test_fixed_m_is_unchanged():
+    df = small()
+    fit = craft(df, m=0.5, k=3, rng=0)
+    assert fit.m == 0.5 and fit.m_selection is None
+    assert fit.summary().tables["parameters"].loc["m set by", "value"] == "given"
+    assert "chosen by BIC" not in repr(fit)
+    with pytest.raises(ValueError, match=r"m was given \(m=0.5\)"):
+        fit.plot_m_selection()
+
+
+def test_print_and_summary_report_the_choice():
+    fit = craft(small(), k=3, rng=0, **RESTARTS)
+    n = len(fit.m_selection)
+    assert f"m = {fit.m:g} chosen by BIC over {n} budgets (see m_selection)." in repr(fit)
+    s = fit.summary()
+    assert s.tables["parameters"].loc["m set by", "value"] == f"BIC over {n} budgets"
+    assert s.tables["m_selection"] is fit.m_selection
+    assert any("chosen by BIC" in note for note in s.notes)
+
+
+def test_plot_m_selection_structure():
+    fit = craft(small(), k=3, rng=0, **RESTARTS)
+    ax = fit.plot_m_selection()
+    try:
+        assert ax.get_xlabel() == "budget m (share of features selected per cluster)"
+        assert ax.get_ylabel() == "BIC of the selected-feature model"
+        line = ax.get_lines()[0]
+        np.testing.assert_array_equal(line.get_xdata(), fit.m_selection["m"])
+        np.testing.assert_array_equal(line.get_ydata(), fit.m_selection["bic"])
+        legend = [t.get_text() for t in ax.get_legend().get_texts()]
+        assert legend == ["BIC", f"chosen m = {fit.m:g}"]
+        assert len(ax.texts) == len(fit.m_selection)  # the counts above the points
+    finally:
+        plt.close(ax.figure)
+
+
+def test_auto_k_then_m():
+    """Neither k nor m: K is chosen at m = 0.5 (as craft(m=0.5) chooses it), then m at K."""
+    df = small()
+    kw = dict(k_max=4, n_pairs=2, n_refs=2, n_init=4, rng=0)
+    fit = craft(df, **kw)
+    ref = craft(df, m=0.5, **kw)
+    assert fit.k == ref.k and fit.k_selection.equals(ref.k_selection)
+    assert fit.m_selection is not None and fit.m in fit.m_selection["m"].tolist()
+    assert fit.lam_method == "stability"
+
+
+def test_auto_m_with_a_given_lambda():
+    df = small()
+    fit = craft(df, lam=5.0, rng=0, n_init=6)
+    assert fit.lam_method == "given" and fit.lam == 5.0
+    ref = craft(df, m=fit.m, lam=5.0, rng=0, n_init=6)
+    assert fit.labels.equals(ref.labels)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "err", "match"),
+    [
+        ({"m": "x"}, (TypeError, ValueError), r"m must .*'auto'"),
+        ({"m": 1.5}, ValueError, r"m must .*'auto'"),
+        ({"m": 0.0}, ValueError, r"m must"),
+        ({"rho": 0.1}, ValueError, r"rho=0.1 needs a numeric m"),
+        ({"lam": "farthest_first"}, ValueError, r"lam='farthest_first' needs a numeric m"),
+    ],
+)
+def test_bad_m(kwargs, err, match):
+    with pytest.raises(err, match=match):
+        craft(small(), k=3, **kwargs)
+
+
+def test_approximate_budget_ignores_auto():
+    """The approximate budget selects by eps_c / eps_v; m='auto' is the prior mean 0.5."""
+    fit = craft(small(), k=3, budget="approximate", n_init=3, rng=0)
+    assert fit.m == 0.5 and fit.m_selection is None
+
+
+def test_cli_and_sklearn_take_auto(capsys):
+    from sparseclust._cli import main
+    from sparseclust.sklearn import CRAFT
+
+    assert main(["craft", "--dataset", "wine", "--m", "auto", "--k", "3", "--n-init", "5"]) == 0
+    assert "chosen by BIC" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["craft", "--dataset", "wine", "--m", "half", "--k", "3"])
+    assert "--m takes a number in (0, 1) or 'auto'" in capsys.readouterr().err
+    model = CRAFT(n_clusters=3, n_init=5, random_state=0).fit(small())
+    assert model.m == "auto" and model.result_.m_selection is not None
