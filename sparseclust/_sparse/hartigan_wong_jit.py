@@ -97,6 +97,18 @@ def _dot(x, i, c, a):
     return s
 
 
+@kernel(reassoc=True)
+def _dot2(x, i, c, a, b):
+    """``x_i . c_a`` and ``x_i . c_b`` in one pass over the row (as :func:`_dot`)."""
+    s = 0.0
+    t = 0.0
+    for j in range(x.shape[1]):
+        v = x[i, j]
+        s += v * c[a, j]
+        t += v * c[b, j]
+    return s, t
+
+
 @kernel
 def _screen_tol(xqi, cq, tolf, tola):
     """The bound of a screened distance of a point with squared norm ``xqi``."""
@@ -110,8 +122,13 @@ def _screen_tol(xqi, cq, tolf, tola):
 def _screened(x, i, c, d, xq, cq, tolf, tola):
     """Screened distances of row ``i`` to every centre into ``d``; returns their bound."""
     xqi = xq[i]
-    for L in range(c.shape[0]):
-        d[L] = (xqi + cq[L]) - 2.0 * _dot(x, i, c, L)
+    k = c.shape[0]
+    for L in range(0, k - 1, 2):
+        g, h = _dot2(x, i, c, L, L + 1)
+        d[L] = (xqi + cq[L]) - 2.0 * g
+        d[L + 1] = (xqi + cq[L + 1]) - 2.0 * h
+    if k % 2:
+        d[k - 1] = (xqi + cq[k - 1]) - 2.0 * _dot(x, i, c, k - 1)
     return _screen_tol(xqi, cq, tolf, tola)
 
 
@@ -217,18 +234,20 @@ def _optra_exact(x, i, c, l1, ll, an1, an2, live, step, d):
 
 
 @kernel
-def _optra_screened(x, i, c, l1, ll, an1, an2, live, step, d, xq, cq, tolf, tola):
-    """The same test on screened distances: (decided, transfer, ``L2``); not decided
-    when a comparison is within its bound."""
-    tol = _screened(x, i, c, d, xq, cq, tolf, tola)
+def _optra_screened(x, i, c, l1, ll, an1, an2, live, step, xq, cq, tolf, tola):
+    """The same test on screened distances (of ``L1``, ``IC2`` and the candidates only):
+    (decided, transfer, ``L2``); not decided when a comparison is within its bound."""
+    xqi = xq[i]
+    g1, g2 = _dot2(x, i, c, l1, ll)
+    tol = _screen_tol(xqi, cq, tolf, tola)
     l1_live = step < live[l1]
-    d_i = d[l1] * an1[l1]
-    r2 = d[ll] * an2[ll]
+    d_i = ((xqi + cq[l1]) - 2.0 * g1) * an1[l1]
+    r2 = ((xqi + cq[ll]) - 2.0 * g2) * an2[ll]
     l2 = ll
     for L in range(c.shape[0]):
         if L == l1 or L == ll or (not l1_live and step >= live[L]):
             continue
-        v = d[L] * an2[L]
+        v = ((xqi + cq[L]) - 2.0 * _dot(x, i, c, L)) * an2[L]
         if abs(v - r2) <= 2.0 * tol:
             return False, False, ll
         if v < r2:
@@ -257,7 +276,7 @@ def _optra(x, c, nc, an1, an2, ic1, ic2, itran, ncp, live, indx, d, xq, cq, tolf
             sure = False
             if screen:
                 sure, move, l2 = _optra_screened(
-                    x, i, c, l1, ll, an1, an2, live, step, d, xq, cq, tolf, tola
+                    x, i, c, l1, ll, an1, an2, live, step, xq, cq, tolf, tola
                 )
             if not sure:
                 move, l2 = _optra_exact(x, i, c, l1, ll, an1, an2, live, step, d)
@@ -284,8 +303,9 @@ def _qtran_test(x, i, c, l1, l2, an1, an2, xq, cq, tolf, tola):
     ``xq`` is given and decisive, else on sequential sums."""
     if xq.shape[0]:
         xqi = xq[i]
-        da = (xqi + cq[l1]) - 2.0 * _dot(x, i, c, l1)
-        dd = (xqi + cq[l2]) - 2.0 * _dot(x, i, c, l2)
+        ga, gd = _dot2(x, i, c, l1, l2)
+        da = (xqi + cq[l1]) - 2.0 * ga
+        dd = (xqi + cq[l2]) - 2.0 * gd
         r2 = da * an1[l1] / an2[l2]
         if abs(dd - r2) > 5.0 * _screen_tol(xqi, cq, tolf, tola):
             return dd < r2
