@@ -452,6 +452,35 @@ def distinct_rows(data: CraftData) -> tuple[np.ndarray, np.ndarray, np.ndarray] 
     return out
 
 
+#: Data of at most this many numeric cells keep per-row arrays that every pass would
+#: otherwise recompute (the squares of ``X0``; the likelihood's terms of unselected
+#: features), one copy per block (:func:`row_cache`): the same numbers, computed once.
+CACHE_CELLS = 1 << 21
+_ROW_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def row_cache(block: CraftData, name: str, make: Any) -> np.ndarray | None:
+    """``make()`` computed once per in-memory block of data small enough
+    (:data:`CACHE_CELLS`, registered by :func:`as_blocked`) and kept under ``name``;
+    None for other blocks (the caller computes it in its buffers)."""
+    cache = _ROW_CACHE.get(block)
+    if cache is None:
+        return None
+    out = cache.get(name)
+    if out is None:
+        out = cache[name] = make()
+    return out
+
+
+def _squares(data: CraftData, a: int, b: int, name: str) -> np.ndarray:
+    """``X0[a:b] ** 2`` (as ``X * X``): kept for small data, else in a buffer."""
+    sq = row_cache(data, "squares", lambda: np.multiply(data.X0, data.X0))
+    if sq is not None:
+        return sq[a:b]
+    X = data.X0[a:b]
+    return np.multiply(X, X, out=_scratch(name, X.shape))
+
+
 def _level_sums(codes, offsets, table, a: int, b: int) -> np.ndarray:
     """(b - a, K'): per row of ``a:b``, the table rows of its levels summed feature by
     feature in feature order (the rounding of the one-hot product ``onehot @ A.T``
@@ -523,8 +552,7 @@ def _cost_pieces(data: CraftData, st: State, F_delta: float, sigma_override: flo
             D.fill(0.0)
         if P:
             X = data.X0[a:b]
-            X2 = _scratch("cost_sq", (m, P))
-            np.multiply(X, X, out=X2)
+            X2 = _squares(data, a, b, "cost_sq")
             tmp = _scratch("cost_tmp", (m, K))
             D += np.matmul(X2, W.T, out=tmp)
             D += np.matmul(X, W2, out=tmp)
@@ -737,8 +765,7 @@ def block_stats(
         else:
             Z = sparse.csr_matrix((np.ones(m), (lab, np.arange(m))), shape=(K, m))
         X = data.X0[a:b]
-        X2 = _scratch("stats_sq", (m, P))
-        np.multiply(X, X, out=X2)
+        X2 = _squares(data, a, b, "stats_sq")
         parts = {"s1": Z @ X, "s2": Z @ X2}
         if data.M is not None:
             Mf = _scratch("stats_mask", (m, P))
@@ -937,6 +964,9 @@ def as_blocked(data: CraftData | Blocked, block_rows: int = BLOCK_ROWS) -> Block
         return cached[1]
     bounds = block_bounds(data.n, block_rows)
     blocks = [slice_rows(data, a, b) for a, b in bounds]
+    if data.n * data.P <= CACHE_CELLS:
+        for block in blocks:
+            _ROW_CACHE[block] = {}
     out = Blocked(data, LocalBlocks(blocks, [b - a for a, b in bounds]))
     object.__setattr__(data, "_blocked", (block_rows, out))
     return out
@@ -1754,6 +1784,11 @@ def compact_labels(parts: list[np.ndarray]) -> np.ndarray:
     return labels.astype(np.min_scalar_type(-top - 1), copy=False)
 
 
+def _unselected(x: np.ndarray, data: CraftData, sd: np.ndarray) -> np.ndarray:
+    """The likelihood's terms of rows ``x`` under the global mean and sd."""
+    return (x - data.col_mean) ** 2 / (2 * sd * sd) + np.log(sd)
+
+
 def neg_loglik(data: CraftData, st: State, labels: np.ndarray) -> float:
     """Negative log-likelihood of the generative model with the Gaussian normalisers kept.
 
@@ -1768,12 +1803,14 @@ def neg_loglik(data: CraftData, st: State, labels: np.ndarray) -> float:
     P = data.P
     if P:
         sd = np.where(data.col_sd > 0, data.col_sd, 1.0)
+        # per cluster, then gathered to the rows: the same numbers element by element
+        den, log_sig = 2 * st.sigma * st.sigma, np.log(st.sigma)
         for s in range(0, data.n, 8192):
             lab = labels[s : s + 8192]
             x = data.X0[s : s + 8192]
-            sig = st.sigma[lab]
-            sel = (x - st.zeta[lab]) ** 2 / (2 * sig * sig) + np.log(sig)
-            uns = (x - data.col_mean) ** 2 / (2 * sd * sd) + np.log(sd)
+            sel = (x - st.zeta[lab]) ** 2 / den[lab] + log_sig[lab]
+            uns = row_cache(data, "unselected", lambda: _unselected(data.X0, data, sd))
+            uns = _unselected(x, data, sd) if uns is None else uns[s : s + 8192]
             term = np.where(st.v[lab, :P], sel, uns)
             if data.M is not None:
                 term = term * data.M[s : s + 8192]
