@@ -454,6 +454,7 @@ class SparclSquared:
         self.block_size = block_size
         self._feature = None  # (X0'X0 or None, X0'1, X0**2), built on first use
         self._ut = None  # (ut, ut'D) of the last uorth
+        self._X0_32 = None  # (X0, X0**2) in float32, built on first use
 
     # ------------------------------------------------------------ the corrections
     def corrections(
@@ -557,6 +558,9 @@ class SparclSquared:
         score = r @ Q - 2.0 * xa * s1 + 2.0 * sw
         g2 = 2.0 * self.n * float(a @ a) + 2.0 * sa * sa - 8.0 * float(xa @ ws1)
         g2 += 4.0 * float(w @ sw)
+        # D w = 0 (rows equal on the active features) leaves rounding of the terms' size
+        if g2 <= 1e-12 * (self.n * float(a @ a) + sa * sa):
+            g2 = 0.0
         return score, 0.5 * g2
 
     def ut_scores(self, ut: np.ndarray) -> np.ndarray:
@@ -565,9 +569,15 @@ class SparclSquared:
             self._ut = (ut, self.gram.utd(ut))
         return self._ut[1]
 
+    def release(self) -> None:
+        """Drop what :meth:`scores` and :meth:`e_scores` keep between the steps of a fit
+        (``X0'X0`` squared, ``X0**2``, the float32 data: ``p^2 + 2np`` floats), so that
+        an operator kept for another fit (a result's ``dists``) holds only the data."""
+        self._feature = self._X0_32 = self._ut = None
+
     def _single(self) -> tuple[np.ndarray, np.ndarray]:
         """``(X0, X0**2)`` in float32, made once."""
-        if getattr(self, "_X0_32", None) is None:
+        if self._X0_32 is None:
             self._X0_32 = (self.gram.X0.astype(np.float32), self._features()[2].astype(np.float32))
         return self._X0_32
 
@@ -779,9 +789,12 @@ def get_uw(
     if isinstance(op, SparclSquared):
         rec = _Recorded(op)
         first0 = None if first is None else (first[0], first[1])
-        get_uw(rec, wbound, niter=niter, mode=mode, uorth=uorth, first=first0)
-        corrected = _Corrected(rec, uorth)
-        fit = get_uw(corrected, wbound, niter=niter, mode=mode, uorth=uorth, first=first)
+        try:
+            get_uw(rec, wbound, niter=niter, mode=mode, uorth=uorth, first=first0)
+            corrected = _Corrected(rec, uorth)
+            fit = get_uw(corrected, wbound, niter=niter, mode=mode, uorth=uorth, first=first)
+        finally:
+            op.release()
         if fit.converged:
             return fit
         # Not converged in niter steps: the weights still oscillate and sparcl's result
