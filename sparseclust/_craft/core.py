@@ -813,18 +813,20 @@ def state_from_stats(
     remap = np.full(nk_all.size, -1, dtype=np.int64)
     remap[keep] = np.arange(keep.size)
     K2 = keep.size
-    nk = nk_all[keep]
     P = data.P
-    if P:
-        s1, s2, cnt = stats["s1"][keep], stats["s2"][keep], stats["cnt"][keep]
-        has = cnt > 0
-        zeta = np.where(has, s1 / np.where(has, cnt, 1.0), data.col_mean[None, :])
-        var = np.where(has, s2 / np.where(has, cnt, 1.0) - zeta * zeta, 0.0)
-        sigma = np.sqrt(np.maximum(var, 0.0))
-        sigma = np.maximum(sigma, sigma_floor * data.col_sd[None, :])
-        sigma[nk < 2, :] = 1.0
-        sigma[~has] = np.maximum(data.col_sd[None, :], 1e-12).repeat(K2, 0)[~has]
-        sigma = np.where(sigma > 0, sigma, 1.0)
+    if P:  # compiled: the same operations element by element
+        from .costs_jit import centres
+
+        zeta, sigma = centres(
+            *(np.ascontiguousarray(stats[key]) for key in ("s1", "s2", "cnt")),
+            nk_all,
+            keep,
+            data.col_mean,
+            data.col_sd,
+            float(sigma_floor),
+            np.empty((K2, P)),
+            np.empty((K2, P)),
+        )
     else:
         zeta = sigma = np.zeros((K2, 0))
     if data.Q:

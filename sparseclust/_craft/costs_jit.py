@@ -114,3 +114,39 @@ def add_rows(level, g0, ga, F_v, with_f, out):  # pragma: no cover - compiled
                 x = x + F_v[k]
             out[r, k] = x
     return out
+
+
+@kernel
+def _np_max(a, b):  # pragma: no cover - compiled
+    """numpy's ``maximum`` of two floats: ``a`` when ``a >= b`` or ``a`` is NaN."""
+    return a if (a >= b or a != a) else b
+
+
+@kernel
+def centres(s1, s2, cnt, nk, keep, col_mean, col_sd, sigma_floor, zeta, sigma):  # pragma: no cover
+    """Means and sds of the kept clusters (``core.state_from_stats``, element by element
+    the same operations): ``zeta = s1 / cnt`` (the global mean where no cell is
+    observed), ``sigma = sqrt(max(s2 / cnt - zeta^2, 0))`` floored at ``sigma_floor``
+    global sds, 1 below two points, the global sd (at least 1e-12) where no cell is
+    observed, and 1 where not positive."""
+    for j in range(keep.size):
+        k = keep[j]
+        for p in range(col_mean.size):
+            c = cnt[k, p]
+            if c > 0:
+                z = s1[k, p] / c
+                var = s2[k, p] / c - z * z
+            else:
+                z = col_mean[p]
+                var = 0.0
+            sg = np.sqrt(_np_max(var, 0.0))
+            sg = _np_max(sg, sigma_floor * col_sd[p])
+            if nk[k] < 2:
+                sg = 1.0
+            if not c > 0:
+                sg = _np_max(col_sd[p], 1e-12)
+            if not sg > 0:
+                sg = 1.0
+            zeta[j, p] = z
+            sigma[j, p] = sg
+    return zeta, sigma
