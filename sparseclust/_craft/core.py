@@ -610,23 +610,11 @@ def _pick(D: np.ndarray, j: np.ndarray, out: np.ndarray) -> np.ndarray:
 
 
 def _row_min(D: np.ndarray, idx: np.ndarray, dmin: np.ndarray) -> None:
-    """``idx = D.argmin(axis=1)`` (the first of equal minima) and ``dmin = D[i, idx]``.
+    """``idx = D.argmin(axis=1)`` (the first of equal minima, numpy's rule for NaN) and
+    ``dmin = D[i, idx]``, compiled (:func:`~sparseclust._craft.costs_jit.row_min`)."""
+    from .costs_jit import row_min
 
-    One cluster: its column; two: the second where strictly smaller (numpy's argmin
-    walks a short last axis row by row). Costs that are not all finite go through
-    ``argmin`` (which takes a NaN as the minimum).
-    """
-    K = D.shape[1]
-    if K == 1:
-        idx.fill(0)
-        np.copyto(dmin, D[:, 0])
-        return
-    if K == 2 and np.isfinite(D.sum()):
-        second = _scratch("row_min", (D.shape[0],), bool)
-        np.copyto(idx, np.less(D[:, 1], D[:, 0], out=second))
-    else:
-        np.argmin(D, axis=1, out=idx)
-    _pick(D, idx, dmin)
+    row_min(D, idx, dmin)
 
 
 def singleton(data: CraftData, i: int, v: np.ndarray) -> State:
@@ -673,38 +661,23 @@ _MEMBER_BY_CLUSTER = 6
 _RECOUNT_SHARE = 0.125
 
 
-def _level_cells(data: CraftData, rows: np.ndarray | slice, labels: np.ndarray) -> np.ndarray:
-    """Flat cells ``label * slots + level slot`` of every categorical cell of ``rows``
-    (slots: the level columns plus one missing slot per feature, as in
-    :func:`_level_table`), feature by feature."""
-    slots = data.level_q.size + data.Q
-    m = labels.size
-    if not isinstance(rows, slice):  # a few rows: all features at once
-        cells = data.codes[rows] + (data.offsets + np.arange(1, data.Q + 1))
-        cells += (labels * slots)[:, None]
-        return cells.reshape(-1)
-    cells = _scratch("stats_cells", (data.Q, m), np.intp)
-    base = _scratch("stats_base", (m,), np.intp)
-    np.multiply(labels, slots, out=base)
-    for q in range(data.Q):
-        np.add(data.codes[rows, q], data.offsets[q] + q + 1, out=cells[q])
-        cells[q] += base
-    return cells.reshape(-1)
-
-
 def level_counts(
     data: CraftData,
     labels: np.ndarray,
     K: int,
     prev: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> np.ndarray:
-    """Integer level counts (K, slots) of the block's rows under ``labels``.
+    """Integer level counts (K, slots) of the block's rows under ``labels`` (slots: the
+    level columns plus one missing slot per feature, as in :func:`_level_table`).
 
     ``prev = (old_labels, old_counts)``: the counts of the same rows under earlier
     labels (cluster numbers below ``K``, the same numbering): when few rows changed
     (:data:`_RECOUNT_SHARE`) the rows that changed are moved from their old cell to
-    their new one. Counts are integers, so either way gives the same numbers.
+    their new one. Counts are integers, so either way gives the same numbers
+    (compiled: :func:`~sparseclust._craft.costs_jit.add_counts`).
     """
+    from .costs_jit import add_counts, count_all
+
     slots = data.level_q.size + data.Q
     n = labels.size
     if prev is not None:
@@ -714,18 +687,10 @@ def level_counts(
             out = np.zeros((K, slots), dtype=np.int64)
             out[: old_counts.shape[0]] = old_counts
             if changed.size:
-                flat = out.reshape(-1)
-                flat += np.bincount(
-                    _level_cells(data, changed, labels[changed]), minlength=K * slots
-                )
-                flat -= np.bincount(_level_cells(data, changed, old[changed]), minlength=K * slots)
+                add_counts(data.codes, data.offsets, changed, labels[changed], 1, out)
+                add_counts(data.codes, data.offsets, changed, old[changed], -1, out)
             return out
-    out = np.zeros(K * slots, dtype=np.int64)
-    step = n if n <= PIECE_ROWS else STATS_ROWS
-    for a in range(0, n, max(step, 1)):
-        b = min(a + step, n)
-        out += np.bincount(_level_cells(data, slice(a, b), labels[a:b]), minlength=K * slots)
-    return out.reshape(K, slots)
+    return count_all(data.codes, data.offsets, labels, np.zeros((K, slots), dtype=np.int64))
 
 
 def block_stats(

@@ -150,3 +150,46 @@ def centres(s1, s2, cnt, nk, keep, col_mean, col_sd, sigma_floor, zeta, sigma): 
             zeta[j, p] = z
             sigma[j, p] = sg
     return zeta, sigma
+
+
+@kernel
+def add_counts(codes, offsets, rows, labels, sign, out):  # pragma: no cover - compiled
+    """``out[labels[i], codes[rows[i], q] + offsets[q] + q + 1] += sign`` for every
+    ``i`` and feature ``q`` (the level slots of ``core._level_cells``; integer
+    counts, so the order of the additions does not matter)."""
+    for i in range(rows.size):
+        r = rows[i]
+        k = labels[i]
+        for q in range(codes.shape[1]):
+            out[k, codes[r, q] + offsets[q] + q + 1] += sign
+    return out
+
+
+@kernel
+def count_all(codes, offsets, labels, out):  # pragma: no cover - compiled
+    """:func:`add_counts` of every row with ``sign = 1``."""
+    for r in range(labels.size):
+        k = labels[r]
+        for q in range(codes.shape[1]):
+            out[k, codes[r, q] + offsets[q] + q + 1] += 1
+    return out
+
+
+@kernel
+def row_min(D, idx, dmin):  # pragma: no cover - compiled
+    """``idx = D.argmin(axis=1)`` (the first of equal minima; the first NaN, as numpy
+    takes a NaN for the minimum) and ``dmin = D[r, idx]``."""
+    for r in range(D.shape[0]):
+        best = D[r, 0]
+        j = 0
+        if best == best:
+            for k in range(1, D.shape[1]):
+                x = D[r, k]
+                if x < best or x != x:
+                    best = x
+                    j = k
+                    if x != x:
+                        break
+        idx[r] = j
+        dmin[r] = best
+    return idx
