@@ -111,3 +111,12 @@ def test_a_step_off_the_recorded_run_gets_exact_passes(X, monkeypatch):
     assert got.n_iter == want.n_iter
     np.testing.assert_allclose(got.w, want.w, rtol=1e-10, atol=1e-14)
     np.testing.assert_allclose(got.u, want.u, rtol=1e-10, atol=1e-14)
+
+
+def test_correction_scores_are_the_gram_product(X):
+    """e'D of a correction-sized vector in single precision (triangular product): right
+    to ~1e-6 of itself."""
+    op = SparclSquared(X)
+    e = np.random.default_rng(6).normal(size=op.npairs) * 1e-8
+    want = op.gram.utd(e)
+    np.testing.assert_allclose(op.e_scores(e), want, rtol=0, atol=1e-5 * np.abs(want).max())
