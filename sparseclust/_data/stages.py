@@ -53,6 +53,7 @@ from .dtypes import (
     densify,
     detect_kind,
     encode_categorical,
+    numeric_infos,
     to_float,
     unsupported_reason,
 )
@@ -376,6 +377,12 @@ def detect_types(
     dtype_names = {
         dt: str(dt) for dt in set(dtypes) if isinstance(dt, np.dtype) and dt.kind in "fiu"
     }
+    if not forced and len(dtype_names) == len(set(dtypes)):  # all plain, none forced
+        types = ColumnTypes(
+            numeric_infos(names, [dtype_names[dt] for dt in dtypes]), frozenset(names)
+        )
+        _check_kinds(types, allow_categorical, allow_numeric, formula)
+        return types
     plain = {c: dt in dtype_names for c, dt in zip(names, dtypes, strict=True)}
     for c, kind in forced.items():
         if kind == "categorical" and c in plain:
@@ -837,7 +844,10 @@ def column_max_abs(num: np.ndarray) -> np.ndarray:
     [3.0, 0.0]
     """
     num = np.asarray(num, dtype=np.float64)
-    return np.fmax.reduce(np.abs(num), axis=0, initial=0.0)  # fmax skips NaN
+    # max(largest, -smallest) with 0 as start: no copy of the data (fmax skips NaN;
+    # + 0.0 makes the zero of a column of -0.0s positive, as abs would)
+    top = np.fmax.reduce(num, axis=0, initial=0.0)
+    return np.fmax(top, np.negative(np.fmin.reduce(num, axis=0, initial=0.0))) + 0.0
 
 
 def check_magnitudes(

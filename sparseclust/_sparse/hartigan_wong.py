@@ -430,8 +430,9 @@ class HWRunner:
     >>> run = HWRunner(x)
     >>> run(np.array([[0.0], [10.0]])).labels, run(np.array([[12.0], [1.0]])).labels
     (array([0, 0, 0, 1, 1, 1]), array([1, 1, 1, 0, 0, 0]))
-    >>> run.partition(np.array([[12.0], [1.0]]))  # labels, n_iter, ifault
-    (array([1, 1, 1, 0, 0, 0]), 1, 0)
+    >>> labels, kept, n_iter, ifault = run.run(np.array([[12.0], [1.0]]))
+    >>> labels, kept.ravel(), n_iter, ifault
+    (array([1, 1, 1, 0, 0, 0]), array([11.,  1.]), 1, 0)
     """
 
     def __init__(self, x: Any, *, max_iter: int = 10) -> None:
@@ -439,8 +440,10 @@ class HWRunner:
         self.max_iter = _check_max_iter(max_iter)
         self._xq: np.ndarray | None = None
 
-    def _run(self, centers: Any) -> tuple[np.ndarray, np.ndarray | None, int, int]:
-        """(labels, the incrementally kept centres or None for k == 1, n_iter, ifault)."""
+    def run(self, centers: Any) -> tuple[np.ndarray, np.ndarray | None, int, int]:
+        """``(labels, centres, n_iter, ifault)`` of the run from ``centers``, without the
+        final means and within sums of squares: the centres are those the algorithm
+        kept up to date (None for k == 1), to hand to :func:`_final`."""
         x = self.x
         c = _as_centers(centers, *x.shape)
         k, n = c.shape[0], x.shape[0]
@@ -464,15 +467,9 @@ class HWRunner:
         return labels, kept, int(n_iter), int(ifault)
 
     def __call__(self, centers: Any) -> HWResult:
-        labels, kept, n_iter, ifault = self._run(centers)
+        labels, kept, n_iter, ifault = self.run(centers)
         if kept is None:
             return _one_cluster(self.x)
         with single_blas_thread():
             means, wss = _final(self.x, labels, kept)
         return HWResult(labels, means, wss, n_iter, ifault == 0, ifault)
-
-    def partition(self, centers: Any) -> tuple[np.ndarray, int, int]:
-        """``(labels, n_iter, ifault)`` of the run from ``centers``, without the final
-        centres and within sums of squares."""
-        labels, _, n_iter, ifault = self._run(centers)
-        return labels, n_iter, ifault

@@ -33,7 +33,7 @@ import numpy as np
 
 from .._engine.jit import kernel
 
-__all__ = ["as136"]
+__all__ = ["as136", "wss_estimate"]
 
 
 @kernel
@@ -397,3 +397,36 @@ def as136(x, c0, max_iter, imaxqtr, xq, tolf, tola):
         for L in range(k):
             ncp[L] = 0
     return ic1, c, nc, max_iter + 1, 2
+
+
+@kernel(reassoc=True)
+def wss_estimate(x, labels, ref):
+    """``(W, E)``: the total within sum of squares of the partition ``labels`` computed
+    as :func:`~.hartigan_wong._final` computes it (deviations ``e`` from the centres
+    ``ref``: ``sum_L max(sum |e|^2 - n_L |mean e|^2, 0)``), summed in any order, and
+    ``E = sum |e|^2``, which its error bound scales with."""
+    n, p = x.shape
+    k = ref.shape[0]
+    esum = np.zeros((k, p))
+    esq = np.zeros(k)
+    nc = np.zeros(k)
+    for i in range(n):
+        L = labels[i]
+        nc[L] += 1.0
+        s = 0.0
+        for j in range(p):
+            e = x[i, j] - ref[L, j]
+            esum[L, j] += e
+            s += e * e
+        esq[L] += s
+    tot = 0.0
+    etot = 0.0
+    for L in range(k):
+        if nc[L] > 0.0:
+            m2 = 0.0
+            for j in range(p):
+                m = esum[L, j] / nc[L]
+                m2 += m * m
+            tot += max(esq[L] - nc[L] * m2, 0.0)
+        etot += esq[L]
+    return tot, etot

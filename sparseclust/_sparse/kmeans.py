@@ -538,13 +538,18 @@ def _read(x, data, numeric, categorical, missing, scale, min_rows):
     )
     X = table.numeric
     warn_spread(X, table.numeric_names, scale=scale)
+    # missing cells only with missing="native" (else an error, or their rows dropped);
+    # on complete data the plain mean and sd (the nan-functions copy; same numbers)
+    nan = table.missing == "native" and bool(np.isnan(X).any())
     center = sd = None
     if scale:
-        center = np.nanmean(X, axis=0)
-        sd = repair_sd(X, center, np.nanstd(X, axis=0, ddof=1))
+        center = np.nanmean(X, axis=0) if nan else X.mean(axis=0)
+        sd = X.std(axis=0, ddof=1) if not nan else np.nanstd(X, axis=0, ddof=1)
+        sd = repair_sd(X, center, sd)
         sd = np.where(sd > 0, sd, 1.0)
-        X = (X - center) / sd
-    if np.isnan(X).all(axis=1).any():
+        X = np.subtract(X, center)
+        X /= sd
+    if nan and np.isnan(X).all(axis=1).any():
         bad = table.kept_index[np.isnan(X).all(axis=1)].tolist()[:5]
         raise ValueError(
             f"rows {bad} have no observed value; drop them (missing='drop' drops any row "

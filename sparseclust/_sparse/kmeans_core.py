@@ -161,7 +161,7 @@ def _from_centers(
     """(label states, converged, ifault) of a k-means started from ``centers``."""
     centers = _as_centers(centers, ex.n, centers.shape[1])
     if algorithm == "hartigan-wong":
-        labels, _, ifault = HWRunner(_local_z(ex, view), max_iter=max_iter).partition(centers)
+        labels, _, _, ifault = HWRunner(_local_z(ex, view), max_iter=max_iter).run(centers)
         return [labels], ifault == 0, ifault
     states, _, _, _, converged = lloyd_blocks(ex, centers, max_iter, view)
     return states, converged, 0 if converged else 2

@@ -27,12 +27,14 @@ from .._data.params import as_rng
 from .._engine.blocks import LocalBlocks
 from .._engine.threads import single_blas_thread
 from .hartigan_wong import (
+    _U,
     HWResult,
     HWRunner,
     _as_centers,
     _as_data,
     _check_max_iter,
     _empty_cluster_error,
+    _final,
     _one_cluster,
     _Screen,
     _seq_cluster_sums,
@@ -751,22 +753,7 @@ def multi_start_blocks(
     if algorithm == "hartigan-wong":
         states, labs = ex.map(_k_ms_labels, states)
         labs = np.concatenate(labs, axis=1).astype(np.int64)
-        seen: list[bytes] = []
-        refine = HWRunner(x, max_iter=max_iter)  # one set-up of x for the refinements
-        for s in order.tolist():
-            key = _canonical(labs[s]).tobytes()
-            if key in seen:
-                continue
-            seen.append(key)
-            try:
-                res = refine(cents[s] + mu)
-            except ValueError:  # coincident Lloyd centres or an emptied cluster: skip
-                continue
-            if best is None or res.tot_withinss < best[0]:
-                best = (res.tot_withinss, s, [res.labels], res.centers, res.n_iter, res.ifault)
-            if len(seen) == _N_REFINE:
-                break
-        info["n_refined"] = len(seen)
+        best, info["n_refined"] = _refine(x, labs, order, cents + mu, max_iter)
     if best is None:  # "lloyd", or no refinement possible
         s = int(order[0])
         lab, _ = ex.map(_k_ms_pick, states, s)
@@ -784,6 +771,58 @@ def multi_start_blocks(
     info.update(best_start=int(s), n_iter=int(n_iter), converged=ifault == 0, ifault=int(ifault))
     info.update(centers=c[perm], total_wss=float(tot))
     return ex.map(_k_relabel, lab, rank)[0], info
+
+
+def _refine(
+    x: np.ndarray, labs: np.ndarray, order: np.ndarray, cents: np.ndarray, max_iter: int
+) -> tuple[tuple[float, int, Any, np.ndarray, int, int] | None, int]:
+    """Hartigan-Wong from the centres of the best ``_N_REFINE`` distinct Lloyd partitions
+    (``labs``, ranked by ``order``): ``((total WSS, start, [labels], centres, n_iter,
+    ifault) of the best run or None, partitions tried)``."""
+    from .hartigan_wong_jit import wss_estimate
+
+    seen: list[bytes] = []
+    runs = []
+    refine = HWRunner(x, max_iter=max_iter)  # one set-up of x for the refinements
+    for s in order.tolist():
+        key = _canonical(labs[s]).tobytes()
+        if key in seen:
+            continue
+        seen.append(key)
+        try:
+            labels, kept, n_iter, ifault = refine.run(cents[s])
+        except ValueError:  # coincident Lloyd centres or an emptied cluster: skip
+            continue
+        runs.append((s, labels, kept, n_iter, ifault, *wss_estimate(x, labels, kept)))
+        if len(seen) == _N_REFINE:
+            break
+    return _best_run(x, runs), len(seen)
+
+
+def _best_run(x: np.ndarray, runs: list[tuple]) -> tuple | None:
+    """The first run with the smallest total within sum of squares as :func:`_final`
+    computes it, which is computed only for the runs whose estimate ``W`` (of
+    ``wss_estimate``) may be the smallest: ``|final - W|`` is below ``4 (n p + 2 n + p
+    + k + 20) (u E + 2^-1074)`` (twice the rounding of either sum of the ``n p`` squared
+    deviations, their ``E``, of the ``n``-term cluster sums and of the ``p``-term norm of
+    their means, in any order; and their underflow), so a run whose ``W`` exceeds
+    another's by more than both bounds cannot be the first smallest."""
+    if not runs:
+        return None
+    n, p = x.shape
+    width = 4.0 * (n * p + 2 * n + p + runs[0][2].shape[0] + 20)
+    bound = [width * (_U * r[6] + 2.0**-1074) for r in runs]
+    top = min(r[5] + b for r, b in zip(runs, bound, strict=True))
+    best = None
+    for (s, labels, kept, n_iter, ifault, w, _), b in zip(runs, bound, strict=True):
+        if w - b > top:  # certainly above the smallest
+            continue
+        with single_blas_thread():
+            centers, wss = _final(x, labels, kept)
+        tot = float(np.sum(wss))
+        if best is None or tot < best[0]:
+            best = (tot, s, [labels], centers, n_iter, ifault)
+    return best
 
 
 def _canonical(labels: np.ndarray) -> np.ndarray:
