@@ -66,7 +66,7 @@ Without ``Rscript`` or those packages (or with ``--skip-r``) the R rows are the 
 recorded ones from ``mixed_panel.json``, shown with their date.
 
 Run: python benchmarks/mixed_panel.py [--sets wine,zoo] [--seeds 3] [--quick]
-[--skip-r] [--timeout 600] [--kmax 8] [--m-fixed] (``--quick``: 1 seed, the sets
+[--skip-r] [--timeout 600] [--kmax 8] [--m-fixed] [--methods craft,peers,r] [--table-only] (``--quick``: 1 seed, the sets
 under 1,000 rows, nothing written).
 """
 
@@ -627,7 +627,46 @@ def merge_record(sets: dict, stamp: dict) -> dict:
         rows = dict(merged[s]["rows"]) if isinstance(merged.get(s), dict) else {}
         rows.update({k: {**v, "run": stamp["run"]} for k, v in entry["rows"].items()})
         merged[s] = {"info": entry["info"], "rows": {k: rows[k] for k in METHODS if k in rows}}
-    return {**stamp, "sets": {s: merged[s] for s in SETS if s in merged}}
+    runs = {**old.get("runs", {}), stamp["run"]: {k: v for k, v in stamp.items() if k != "run"}}
+    return {**stamp, "runs": runs, "sets": {s: merged[s] for s in SETS if s in merged}}
+
+
+def write_record(sets: dict, stamp: dict) -> dict:
+    """``merge_record`` and write it, under a lock (two runs may share the record)."""
+    import fcntl
+
+    with open(Path(tempfile.gettempdir()) / "sparseclust_mixed_panel.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        record = merge_record(sets, stamp)
+        RECORD.write_text(json.dumps(record, indent=1) + "\n")
+    return record
+
+
+def panel_text(sets: dict) -> str:
+    return (
+        markdown_table(sets) + "\nVerdict (issue 17 targets):\n\n" + "\n".join(verdict(sets)) + "\n"
+    )
+
+
+def markdown_page(record: dict, text: str) -> str:
+    """``mixed_panel.md``: the runs the rows come from, the table and the verdict."""
+    runs = "".join(
+        f"* run of {run}: {r['seeds']} seeds, CRAFT m = {r['m']!r}, {r['load']} ({r['date']});"
+        f" {r['machine']}\n"
+        for run, r in sorted(record.get("runs", {}).items())
+        if any(
+            _run_of(row) == run
+            for e in record["sets"].values()
+            if isinstance(e, dict)
+            for row in e["rows"].values()
+        )
+    )
+    return (
+        f"# Mixed-data panel ({record['date']})\n\nWritten by `benchmarks/mixed_panel.py` "
+        "(medians over seeds; Python calls with BLAS / OpenMP at one thread, R calls with "
+        "`nbcores=1`; the machine shared with other jobs, so times are inflated alike "
+        "within a run). Rows from:\n\n" + runs + "\n" + text
+    )
 
 
 def _stamp(args, load: str, run: str) -> dict:
@@ -659,7 +698,16 @@ def main(argv: list[str] | None = None) -> None:
         help="which to run (craft, peers = KPrototypes and Gower, r); the other rows stay as recorded",
     )
     ap.add_argument("--m-fixed", action="store_true", help="CRAFT k=K and auto with m = 0.5")
+    ap.add_argument(
+        "--table-only", action="store_true", help="run nothing: the recorded table and verdict"
+    )
     args = ap.parse_args(argv)
+    if args.table_only:
+        record = json.loads(RECORD.read_text())
+        text = panel_text(record["sets"])
+        print(text)
+        TABLE.write_text(markdown_page(record, text))
+        return
     names = [s.strip() for s in args.sets.split(",") if s.strip()]
     args.methods = {s.strip() for s in args.methods.split(",")}
     unknown = set(names) - set(SETS)
@@ -693,22 +741,12 @@ def main(argv: list[str] | None = None) -> None:
             )
             print(load, flush=True)
             if not args.quick:  # recorded set by set: a stopped run keeps what it measured
-                record = merge_record({s: sets[s]}, _stamp(args, load, run))
-                RECORD.write_text(json.dumps(record, indent=1) + "\n")
+                record = write_record({s: sets[s]}, _stamp(args, load, run))
                 shown = record["sets"]
-    text = (
-        markdown_table(shown)
-        + "\nVerdict (issue 17 targets):\n\n"
-        + "\n".join(verdict(shown))
-        + "\n"
-    )
+    text = panel_text(shown)
     print(text)
     if not args.quick:
-        TABLE.write_text(
-            f"# Mixed-data panel ({record['date']})\n\nWritten by `benchmarks/mixed_panel.py`, "
-            f"{args.seeds} seeds, medians; {record['machine']}; {record['load']}. Python calls with "
-            "BLAS / OpenMP at one thread, R calls with `nbcores=1`.\n\n" + text
-        )
+        TABLE.write_text(markdown_page(record, text))
 
 
 if __name__ == "__main__":
