@@ -894,28 +894,31 @@ class Blocked:
         return isinstance(self.executor, LocalBlocks)
 
 
-def take_rows(data: CraftData, rows: np.ndarray) -> CraftData:
-    """The rows ``rows`` of a block (same global statistics)."""
-    return replace(
-        data,
-        n=int(rows.size),
+def _with_rows(data: CraftData, rows: Any) -> CraftData:
+    """``data`` with its per-row arrays indexed by ``rows`` (the other fields shared;
+    ``dataclasses.replace`` without its per-call field checks, as the opening walk
+    takes rows for every cluster it opens; no cached blocking carried over)."""
+    new = object.__new__(CraftData)
+    fields_ = {f: v for f, v in data.__dict__.items() if f != "_blocked"}
+    fields_.update(
         X0=data.X0[rows],
         M=None if data.M is None else data.M[rows],
         codes=data.codes[rows],
         g0=data.g0[rows],
     )
+    fields_["n"] = int(fields_["g0"].shape[0])
+    new.__dict__.update(fields_)
+    return new
+
+
+def take_rows(data: CraftData, rows: np.ndarray) -> CraftData:
+    """The rows ``rows`` of a block (same global statistics)."""
+    return _with_rows(data, rows)
 
 
 def slice_rows(data: CraftData, start: int, stop: int) -> CraftData:
     """Rows ``start:stop`` of a block (views of the dense arrays)."""
-    return replace(
-        data,
-        n=stop - start,
-        X0=data.X0[start:stop],
-        M=None if data.M is None else data.M[start:stop],
-        codes=data.codes[start:stop],
-        g0=data.g0[start:stop],
-    )
+    return _with_rows(data, slice(start, stop))
 
 
 def as_blocked(data: CraftData | Blocked, block_rows: int = BLOCK_ROWS) -> Blocked:

@@ -22,6 +22,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
+from .threads import single_blas_thread
+
 __all__ = [
     "BAR_DELAY",
     "progress_bar",
@@ -119,17 +121,15 @@ def _fork_available() -> bool:
     return sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
 
 
-def _one_blas_thread() -> None:
-    """Worker initialiser: BLAS on one thread (two workers on two cores would otherwise
-    run four BLAS threads)."""
-    from threadpoolctl import threadpool_limits
-
-    global _LIMITS, _IN_WORKER
-    _LIMITS = threadpool_limits(limits=1, user_api="blas")
+def _worker_start() -> None:
+    """Worker initialiser: marks the process as a worker. Its BLAS runs one thread (two
+    workers on two cores would otherwise run four BLAS threads): the limit is set in
+    the parent around the fork and inherited, which costs a worker nothing (setting
+    it in each worker took about 50 ms of its start on a busy machine)."""
+    global _IN_WORKER
     _IN_WORKER = True
 
 
-_LIMITS: Any = None
 #: True in a worker of :func:`run_shared`: its own parallel calls run serially (a
 #: pool's workers cannot start processes, and the cores are taken).
 _IN_WORKER = False
@@ -172,7 +172,8 @@ def run_shared(
             # Python >= 3.12 warns on fork() when the parent has threads (BLAS pools); the
             # workers run numpy code only, which OpenBLAS's fork handlers make safe.
             warnings.filterwarnings("ignore", message=".*fork.*", category=DeprecationWarning)
-            pool = multiprocessing.get_context("fork").Pool(workers, initializer=_one_blas_thread)
+            with single_blas_thread():  # the workers inherit one BLAS thread
+                pool = multiprocessing.get_context("fork").Pool(workers, initializer=_worker_start)
         with pool:
             items = pool.imap(_call_shared, [(func, a) for a in tasks], chunksize=1)
             return list(_bar(items, progress, desc, total=len(tasks)))
