@@ -800,6 +800,7 @@ def plot_m_selection(table: Any, *, ax: Any = None, **kwargs: Any) -> Any:
         if chosen.any():
             shown = ", ".join(f"{v:g}" for v in m[chosen])
             _circle(ax, m[chosen], y[chosen], f"chosen m = {shown}")
+    ax.margins(y=0.12)  # room for the counts above the points
     ax.legend(fontsize=9, framealpha=0.9, loc="best")
     ax.set_xlabel("budget m (share of features selected per cluster)")
     ax.set_ylabel("BIC of the selected-feature model")

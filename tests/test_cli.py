@@ -412,7 +412,7 @@ def test_craft_command_automatic_k_options(capsys):
     out = capsys.readouterr().out
     assert "gap" in out.splitlines()[0]
     assert (
-        "craft(wine, m=0.5, budget='fixed', n_init=2, k_max=3, k_method='gap', n_jobs=1, rng=0)"
+        "craft(wine, m='auto', budget='fixed', n_init=2, k_max=3, k_method='gap', n_jobs=1, rng=0)"
         in out
     )
 

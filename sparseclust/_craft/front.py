@@ -331,8 +331,11 @@ def _fit_restarts(
         )
         pen, method = Penalty("calibrate", None, k), how.method
     on_sample = sample if calibrate == "sample" else None
-    if auto_m:
+    if auto_m and pen.k != 1:  # one cluster: every budget is the one-cluster model
         kk = pen.k if pen.method == "calibrate" else None
+        rows = None  # in memory, larger data choose m on the rows K is (or would be) chosen on
+        if isinstance(prep.data, core.CraftData) and prep.data.n > (how.sample_rows or prep.data.n):
+            rows = select_k.k_sample(prep.data, how.sample_rows, k_seed)
         chosen = select_m.choose_m(
             prep.data,
             settings,
@@ -343,6 +346,7 @@ def _fit_restarts(
             n_jobs,
             rho_of=default_rho,
             sample=on_sample,
+            on=rows,
             verbose=how.verbose,
         )
         lam_method = "calibrated" if kk is not None else "given"
@@ -718,8 +722,11 @@ def craft(
     for every budget) and is scored by its best restart (among those at ``k``); the
     lowest BIC wins and finishes with the remaining restarts, so the result is
     ``craft(m=<chosen>)`` with the same ``rng``, bit for bit, at about 1.5-2 times
-    its cost. With neither ``k`` nor ``lam`` K is chosen first, at m = 0.5 (as
-    ``craft(m=0.5)`` chooses it), then m at that K. Why BIC and not the stability of
+    its cost. On more than ``k_sample_rows`` rows the budgets are compared on the
+    seeded subsample of that many rows that K is (or would be) chosen on, and the
+    chosen budget then runs all its restarts on all rows (the same result again). With neither ``k`` nor ``lam`` K is chosen first, at m = 0.5 (as
+    ``craft(m=0.5)`` chooses it), then m at that K; at K = 1 (given or chosen) every
+    budget describes the same one-cluster model and m stays 0.5. Why BIC and not the stability of
     the partition across subsamples: BIC comes from the model CRAFT is derived
     from, costs a few restarts per budget, and on the real data sets of
     ``benchmarks/craft_auto_m.py`` it chose budgets whose adjusted Rand index was at
@@ -734,9 +741,8 @@ def craft(
     restarts, the best likelihood); K = 1 when Gap(1) >= Gap(2) - s_2 (Tibshirani,
     Walther & Hastie 2001). Otherwise K in 2..k_max by stability (Ben-Hur, Elisseeff &
     Guyon 2002; Fang & Wang 2012): ``n_pairs`` pairs of independent subsamples of
-    ``subsample`` of the rows, each clustered into K clusters (one calibrated and two
-    seeded restarts, two seeded below 200 rows; the gap test's fits two of each),
-    every row
+    ``subsample`` of the rows, each clustered into K clusters (four seeded restarts,
+    two below 200 rows; the gap test's fits two calibrated and two seeded), every row
     assigned to each fit's clusters by its cost (as ``predict``), the two assignments
     compared by the adjusted Rand index; the K with the highest mean index is chosen,
     exact ties going to the larger K (the finer of two partitions reproduced alike).

@@ -103,9 +103,9 @@ def k_cap(n: int) -> int:
 LIGHT_ROWS = 200
 #: From :data:`LIGHT_ROWS` rows on: ((calibrated, seeded) restarts of each fit of the
 #: gap test, (calibrated, seeded) of each subsample fit), each at most ``n_restarts``;
-#: None: ``craft(k=)``'s procedure with ``n_restarts`` (earlier versions, 4-5x the
-#: cost: Penguins 14.9 s against 5.5 s CPU, docs/decisions.md).
-PAIR_FITS: tuple[tuple[int, int], tuple[int, int]] | None = ((2, 2), (1, 2))
+#: None: ``craft(k=)``'s procedure with ``n_restarts`` (earlier versions; Bank's
+#: whole call 12.5 s CPU, 89 % of it calibrating subsample fits, against 3.5 s).
+PAIR_FITS: tuple[tuple[int, int], tuple[int, int]] | None = ((2, 2), (0, 4))
 
 
 def choice_fits(n: int, n_restarts: int) -> tuple[tuple[int, int], tuple[int, int]]:
@@ -123,18 +123,18 @@ def choice_fits(n: int, n_restarts: int) -> tuple[tuple[int, int], tuple[int, in
     instead of a minute.
 
     From :data:`LIGHT_ROWS` rows on the fits are :data:`PAIR_FITS`: the gap test 2
-    calibrated and 2 seeded restarts, each subsample fit 1 calibrated and 2 seeded
-    (the calibration of lambda is most of a fit's cost; with the budget chosen after
-    K, ``m="auto"``, the choice of K was most of the whole call's). The paper's designs
-    (fig. 2c, fig. 3c) keep their K = 3; with seeded restarts alone fig. 3c's subsample
-    fits landed in poor optima (K = 5).
+    calibrated and 2 seeded restarts, each subsample fit 4 seeded ones (the
+    calibration of lambda was 89 % of the choice's cost on Bank, and the choice most
+    of the whole call's). The paper's designs (fig. 2c, fig. 3c) and the Dask test's
+    3-cluster design keep their K = 3 (with 2 seeded restarts fig. 3c's subsample fits
+    landed in poor optima: K = 5).
 
     Examples
     --------
     >>> choice_fits(20, 5)
     ((2, 2), (0, 2))
     >>> choice_fits(500, 5)
-    ((2, 2), (1, 2))
+    ((2, 2), (0, 4))
     """
     if n >= LIGHT_ROWS:
         same = (n_restarts, -(-n_restarts // 4))  # as craft(k=): a quarter, rounded up

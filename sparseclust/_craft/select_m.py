@@ -27,6 +27,7 @@ from . import restarts as restarts
 __all__ = [
     "K_REFERENCE_M",
     "M_GRID",
+    "Job",
     "MStage",
     "bic",
     "candidate_budgets",
@@ -124,64 +125,63 @@ class MStage:
         return self.cal + self.rest + self.seeded
 
 
-def _tasks(
-    d: Data, st: MStage, k: int | None, seeds: Sequence[Any], seeded: Sequence[Any]
-) -> tuple[list[restarts.Task], int]:
-    """(tasks, how many are calibrated or given-lambda runs): the runs at the stage's
-    lambda for ``seeds``, then the seeded runs for ``seeded``."""
-    s = st.settings
-    if k is None:  # lambda given: independent runs at it
-        return [(restarts.fixed_run, (d, s, st.lam_ref, x, "given")) for x in seeds], len(seeds)
-    at = [(restarts.restart_at, (d, s, k, x, st.lam_ref)) for x in seeds]
-    return at + restarts.seeded_tasks(d, s, k, seeded), len(at)
+@dataclass(frozen=True)
+class Job:
+    """What every candidate's restarts share: the data, the wanted ``k`` (None with a
+    given lambda), the workers, and the Dask backend's in-memory sample that lambda is
+    calibrated on (None in memory)."""
+
+    d: Data
+    k: int | None
+    n_jobs: int | None
+    sample: core.CraftData | None = None
+
+    def run(
+        self, st: MStage, seeds: Sequence[Any], seeded: Sequence[Any]
+    ) -> tuple[list[core.Fit], list[core.Fit]]:
+        """(runs at the stage's lambda for ``seeds``, seeded runs for ``seeded``), in one
+        parallel batch."""
+        d, s, k = self.d, st.settings, self.k
+        if k is None:  # lambda given: independent runs at it
+            tasks = [(restarts.fixed_run, (d, s, st.lam_ref, x, "given")) for x in seeds]
+        else:
+            tasks = [(restarts.restart_at, (d, s, k, x, st.lam_ref)) for x in seeds]
+        n_at = len(tasks)
+        if k is not None:
+            tasks += restarts.seeded_tasks(d, s, k, seeded)
+        out = restarts.parallel(self.n_jobs, tasks, d)
+        return out[:n_at], out[n_at:]
 
 
-def first_stage(
-    d: Data,
-    stage: MStage,
-    k: int | None,
-    seeds: Sequence[Any],
-    seeded: Sequence[Any],
-    n_jobs: int | None,
-    sample: core.CraftData | None = None,
-) -> MStage:
+def first_stage(job: Job, stage: MStage, seeds: Sequence[Any], seeded: Sequence[Any]) -> MStage:
     """The first restarts of a candidate, exactly as
     :func:`~sparseclust._craft.restarts.calibrated_runs` runs them for these seeds
-    (``k`` None: runs at the given lambda ``stage.lam_ref``)."""
-    if k is not None and sample is None:
-        cal = restarts._calibrate(d, stage.settings, stage.consts, k, seeds)
+    (``job.k`` None: runs at the given lambda ``stage.lam_ref``)."""
+    k = job.k
+    if k is not None and job.sample is None:
+        cal = restarts._calibrate(job.d, stage.settings, stage.consts, k, seeds)
         hit = bool(cal) and cal[-1].state.K == k
         stage = replace(stage, cal=cal, lam_ref=cal[-1].lam if hit else None)
         seeds = seeds[len(cal) :] if hit else []
     elif k is not None:  # Dask: lambda calibrated on the in-memory sample
-        on = restarts._calibrate(sample, stage.settings, stage.consts, k, seeds)
+        on = restarts._calibrate(job.sample, stage.settings, stage.consts, k, seeds)
         stage = replace(stage, lam_ref=on[-1].lam if on else None)
-    tasks, n_at = _tasks(d, stage, k, seeds, seeded)
-    out = restarts.parallel(n_jobs, tasks, d)
-    return replace(stage, rest=out[:n_at], seeded=out[n_at:])
+    rest, seeded_runs = job.run(stage, seeds, seeded)
+    return replace(stage, rest=rest, seeded=seeded_runs)
 
 
-def finish(
-    d: Data,
-    stage: MStage,
-    k: int | None,
-    seeds: Sequence[Any],
-    seeded: Sequence[Any],
-    n_jobs: int | None,
-    sample: core.CraftData | None = None,
-) -> list[core.Fit]:
+def finish(job: Job, stage: MStage, seeds: Sequence[Any], seeded: Sequence[Any]) -> list[core.Fit]:
     """All restarts of the chosen candidate: its first-stage runs and the rest of
     ``seeds`` / ``seeded``, in the order of
     :func:`~sparseclust._craft.restarts.calibrated_runs` (the result of
     ``craft(m=stage.m)`` with the same seeds, bit for bit)."""
-    if k is not None and stage.lam_ref is None:
+    if job.k is not None and stage.lam_ref is None:
         return restarts.calibrated_runs(
-            d, stage.settings, stage.consts, k, seeds, n_jobs, seeded, sample=sample
+            job.d, stage.settings, stage.consts, job.k, seeds, job.n_jobs, seeded, sample=job.sample
         )
     done = len(stage.cal) + len(stage.rest)
-    tasks, n_at = _tasks(d, stage, k, seeds[done:], seeded[len(stage.seeded) :])
-    out = restarts.parallel(n_jobs, tasks, d)
-    return stage.cal + stage.rest + out[:n_at] + stage.seeded + out[n_at:]
+    rest, seeded_runs = job.run(stage, seeds[done:], seeded[len(stage.seeded) :])
+    return stage.cal + stage.rest + rest + stage.seeded + seeded_runs
 
 
 def choose_m(
@@ -195,6 +195,7 @@ def choose_m(
     *,
     rho_of: Callable[[float], float],
     sample: core.CraftData | None = None,
+    on: core.CraftData | None = None,
     grid: Sequence[float] = M_GRID,
     verbose: bool = False,
 ) -> tuple[list[core.Fit], core.Settings, core.Constants, pd.DataFrame]:
@@ -206,19 +207,28 @@ def choose_m(
     first 5 runs at ``lam``) and is scored by the :func:`bic` of its best restart (as
     :func:`~sparseclust._craft.restarts.choose` picks it); the lowest BIC wins (ties to
     the smaller m) and finishes with all the restarts (:func:`finish`). ``rho`` is
-    ``rho_of(m)`` (the paper's default) for each m. The table has one row per budget: ``m``, ``n_numeric`` and
-    ``n_categorical`` (features selected per cluster), ``n_clusters``, ``neg_loglik``,
-    ``n_params``, ``bic`` and ``chosen``; ``attrs`` record ``criterion``,
-    ``restarts`` and ``grid``.
+    ``rho_of(m)`` (the paper's default) for each m.
+
+    ``on``: other rows the candidates run on (in memory: larger data's seeded
+    subsample, the rows K is chosen on); the chosen budget then runs all its restarts
+    on ``d`` (the result of ``craft(m=<chosen>)`` all the same, without the reuse).
+
+    The table has one row per budget: ``m``, ``n_numeric`` and ``n_categorical``
+    (features selected per cluster), ``n_clusters``, ``neg_loglik``, ``n_params``,
+    ``bic`` and ``chosen``; ``attrs`` record ``criterion``, ``restarts``, ``grid``
+    and ``rows`` (the rows the candidates ran on).
     """
     P, Q = d.P, d.Q
+    full = Job(d, k, n_jobs, sample)
+    job = full if on is None else Job(on, k, n_jobs)
+    d = job.d
     n_first, n_first_seeded = min(len(seeds), 5), min(len(seeded), 2)
     stages, rows = [], []
     for m in candidate_budgets(P, Q, grid):
         s = replace(settings, m=m, rho=rho_of(m))
         c = core.craft_constants(m, s.rho)
         st = MStage(m, s, c, [], [], [], lam)
-        st = first_stage(d, st, k, seeds[:n_first], seeded[:n_first_seeded], n_jobs, sample)
+        st = first_stage(job, st, seeds[:n_first], seeded[:n_first_seeded])
         best = restarts.choose(st.runs, k, d, c)
         stages.append(st)
         rows.append(
@@ -239,11 +249,15 @@ def choose_m(
         score = score.where(table["n_clusters"] == k, np.inf)
     i = int(np.argmin(score.to_numpy())) if np.isfinite(score).any() else int(table["bic"].argmin())
     table["chosen"] = np.arange(len(table)) == i
-    table.attrs.update(criterion="BIC", restarts=(n_first, n_first_seeded), grid=tuple(grid))
+    table.attrs.update(
+        criterion="BIC", restarts=(n_first, n_first_seeded), grid=tuple(grid), rows=int(d.n)
+    )
     if verbose:
         print(m_choice_text(table))
     st = stages[i]
-    runs = finish(d, st, k, seeds, seeded, n_jobs, sample)
+    if on is not None:  # the candidates ran on other rows: all restarts anew on d
+        st = replace(st, cal=[], rest=[], seeded=[], lam_ref=lam if k is None else None)
+    runs = finish(full, st, seeds, seeded)
     return runs, st.settings, st.consts, table
 
 

@@ -19,17 +19,19 @@ from sparseclust._craft.select_m import candidate_budgets  # noqa: E402
 RESTARTS = dict(n_init=5, n_seeded=2)  # = a candidate's first stage: all restarts
 
 
-def small() -> pd.DataFrame:
-    """40 rows, 3 clusters: 3 numeric (two informative) and 2 categorical columns."""
+def small(sizes: tuple[int, ...] = (14, 13, 13), shift: float = 4.0) -> pd.DataFrame:
+    """3 clusters (40 rows by default): 3 numeric (two informative) and 2 categorical
+    columns."""
     rng = np.random.default_rng(3)
-    g = np.repeat([0, 1, 2], [14, 13, 13])
+    g = np.repeat([0, 1, 2], sizes)
+    n = g.size
     return pd.DataFrame(
         {
-            "a": rng.normal(size=40) + 4.0 * (g == 1),
-            "b": rng.normal(size=40) + 4.0 * (g == 2),
-            "noise": rng.normal(size=40),
-            "c": pd.Categorical(np.where(rng.random(40) < 0.8, g, rng.integers(0, 3, 40))),
-            "d": pd.Categorical(rng.integers(0, 2, 40)),
+            "a": rng.normal(size=n) + shift * (g == 1),
+            "b": rng.normal(size=n) + shift * (g == 2),
+            "noise": rng.normal(size=n),
+            "c": pd.Categorical(np.where(rng.random(n) < 0.8, g, rng.integers(0, 3, n))),
+            "d": pd.Categorical(rng.integers(0, 2, n)),
         }
     )
 
@@ -103,6 +105,17 @@ def test_auto_result_is_the_fixed_fit_with_all_restarts():
     assert fit.m_selection.attrs["restarts"] == (5, 2)
 
 
+def test_larger_data_compare_budgets_on_a_subsample():
+    """Above k_sample_rows the budgets are compared on that many rows; the chosen one
+    runs on all rows, as craft(m=<chosen>) runs it."""
+    df = small((40, 40, 40))
+    fit = craft(df, k=3, k_sample_rows=60, rng=2, **RESTARTS)
+    assert fit.m_selection.attrs["rows"] == 60
+    ref = craft(df, m=fit.m, k=3, rng=2, **RESTARTS)
+    assert fit.labels.equals(ref.labels) and fit.neg_loglik == ref.neg_loglik
+    assert craft(df, k=3, rng=2, **RESTARTS).m_selection.attrs["rows"] == 120
+
+
 def test_fixed_m_is_unchanged():
     df = small()
     fit = craft(df, m=0.5, k=3, rng=0)
@@ -141,13 +154,20 @@ def test_plot_m_selection_structure():
 
 def test_auto_k_then_m():
     """Neither k nor m: K is chosen at m = 0.5 (as craft(m=0.5) chooses it), then m at K."""
-    df = small()
+    df = small((30, 30, 30), 5.0)
     kw = dict(k_max=4, n_pairs=2, n_refs=2, n_init=4, rng=0)
     fit = craft(df, **kw)
     ref = craft(df, m=0.5, **kw)
     assert fit.k == ref.k and fit.k_selection.equals(ref.k_selection)
-    assert fit.m_selection is not None and fit.m in fit.m_selection["m"].tolist()
+    assert fit.k > 1 and fit.m_selection is not None
+    assert fit.m == fit.m_selection.loc[fit.m_selection["chosen"], "m"].item()
     assert fit.lam_method == "stability"
+
+
+def test_one_cluster_keeps_the_reference_budget():
+    """At K = 1 every budget is the same one-cluster model: no choice, m = 0.5."""
+    fit = craft(small(), k=1, n_init=2, rng=0)
+    assert fit.m == 0.5 and fit.m_selection is None
 
 
 def test_auto_m_with_a_given_lambda():
