@@ -50,7 +50,7 @@ these sums). The returned centres and within sums of squares are recomputed from
 final partition by matrix products: equal to R's up to rounding, not bit for bit.
 
 The first call in a process loads the compiled stages from numba's on-disk cache (they
-are compiled once per machine, in about 15 s).
+are compiled once per machine, in about 10 s of CPU).
 
 References: Hartigan, J. A. and Wong, M. A. (1979) Algorithm AS 136: A K-means
 clustering algorithm. *Applied Statistics* 28, 100-108. R's ``?kmeans``.
@@ -454,6 +454,7 @@ class HWRunner:
                 f"number of cluster centres must lie between 1 and nrow(x) - 1 for "
                 f"Hartigan-Wong; got k={k}, n={n}"
             )
+        from .._engine.jit import settle
         from .hartigan_wong_jit import as136
 
         if self._xq is None:
@@ -462,6 +463,7 @@ class HWRunner:
         labels, kept, nc, n_iter, ifault = as136(
             x, c, self.max_iter, _QTRAN_STEPS * n, self._xq, tolf, tola
         )
+        settle()  # once per process, after the kernels were loaded
         if ifault < 0:
             raise _empty_cluster_error(nc)
         return labels, kept, int(n_iter), int(ifault)

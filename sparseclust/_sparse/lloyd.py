@@ -892,8 +892,15 @@ def between_ss_blocks(
 
 def _k_center_sums(block, offset, state, k):
     onehot = _onehot(state, k)
+    sizes = onehot.sum(axis=0)
+    if not np.isnan(block).any():  # complete: every cell observed, no copy needed
+        return state, (
+            sizes,
+            np.broadcast_to(sizes[:, None], (k, block.shape[1])),
+            onehot.T @ block,
+        )
     obs = ~np.isnan(block)
-    return state, (onehot.sum(axis=0), onehot.T @ obs, onehot.T @ np.where(obs, block, 0.0))
+    return state, (sizes, onehot.T @ obs, onehot.T @ np.where(obs, block, 0.0))
 
 
 def cluster_means(ex: Any, states: list[Any], k: int) -> tuple[list[Any], np.ndarray, np.ndarray]:
