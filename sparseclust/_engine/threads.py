@@ -7,6 +7,7 @@ threadpoolctl controller is built once (scanning the loaded libraries costs abou
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
@@ -15,8 +16,14 @@ from functools import lru_cache
 __all__ = ["blas_thread_count", "single_blas_thread"]
 
 
-@lru_cache(maxsize=1)
 def _controller():
+    """The controller, rebuilt when modules were imported since it was built: a BLAS
+    loaded later (scipy's own, with ``scipy.linalg``) would otherwise not be limited."""
+    return _controller_at(len(sys.modules))
+
+
+@lru_cache(maxsize=1)
+def _controller_at(n_modules: int):
     from threadpoolctl import ThreadpoolController
 
     return ThreadpoolController()
