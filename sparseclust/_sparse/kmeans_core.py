@@ -216,7 +216,11 @@ def update_blocks(
     rows of the starting means), as sparcl's. ``nan``: whether the data have missing
     cells (the weighted columns may not)."""
     keep = np.flatnonzero(w != 0)
-    view = (keep, np.sqrt(w[keep]))
+    view: View = (keep, np.sqrt(w[keep]))
+    if isinstance(ex, LocalBlocks) and len(ex.blocks) == 1:
+        # in memory: the weighted data made once (the same numbers as each pass's
+        # view would gather), for the means, the nearest counts and the k-means
+        ex, view = one_block(_local_z(ex, view)), None
     nan = nan and has_nan(ex, view)
     states, mus = first_appearance_means(ex, states, view, nan)
 
