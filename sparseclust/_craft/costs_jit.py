@@ -193,3 +193,18 @@ def row_min(D, idx, dmin):  # pragma: no cover - compiled
         idx[r] = j
         dmin[r] = best
     return idx
+
+
+@kernel
+def row_costs(codes, rows, offsets, table, g0, f_v, out):  # pragma: no cover - compiled
+    """Categorical data: the cost of rows ``rows`` to the one cluster of ``table``
+    (one column), as :func:`level_sums` then :func:`add_rows` give it:
+    ``(sum_q table[...] + g0[r]) + f_v``."""
+    Q = codes.shape[1]
+    for i in range(rows.size):
+        r = rows[i]
+        x = table[codes[r, 0] + offsets[0] + 1, 0]
+        for q in range(1, Q):
+            x += table[codes[r, q] + offsets[q] + q + 1, 0]
+        out[i] = (x + g0[r]) + f_v
+    return out
