@@ -16,7 +16,8 @@ reference BLAS; ``../shared/specs/sparse.md``): 3.8 s / 582 MB at 200 x 1000,
 At 200 x 1000 the same problem is also solved in this process by a naive numpy
 implementation that materialises D (19900 x 1000 doubles) and iterates
 ``u = D w``, ``a = u'D`` with the same exact projection and stopping rule, and by
-``weights="sparcl"`` (the streamed float32 replica). The weights are compared.
+``weights="sparcl"`` (sparcl's float32 dissimilarities: Gram scores plus a compiled
+pass of corrections). The weights are compared.
 
 Targets: 1000 x 1000 in <= 9 s within 1 GiB; 2000 x 5000 in < 60 s within 2 GiB.
 
@@ -139,7 +140,7 @@ def compare_small(repeats: int) -> list[str]:
     for name, fn in [
         ("sparse_hclust (exact, Gram products)", lambda: fit_quietly(X)),
         ("naive numpy, materialised D", lambda: naive_sparse_hclust(X, s)),
-        ('sparse_hclust(weights="sparcl"), streamed', lambda: fit_quietly(X, weights="sparcl")),
+        ('sparse_hclust(weights="sparcl")', lambda: fit_quietly(X, weights="sparcl")),
     ]:
         times = []
         for _ in range(repeats):
