@@ -41,7 +41,10 @@ point's distances are first screened as ``|x|^2 + |c|^2 - 2 x.c`` with vectorise
 products, under a rigorous error bound per point (``(8 (p + 10) + 1024) u (|x|^2 + max
 |c|^2)`` with ``u = 2^-53``, valid in any order of summation, which also covers the
 roundings of the comparisons' own arithmetic); a comparison closer than the bound is
-made on the sequential sums. The centres are kept bit for bit as the Fortran keeps them
+made on the sequential sums. With at least ``_F32_MIN_P`` columns, on data of at most
+``_F32_MAX_CELLS`` cells, a screen of the dot products in single precision (a float32
+copy of the data, under its own rigorous bound, see :func:`_single_copy`) comes first,
+and a comparison too close there goes to the double-precision screen. The centres are kept bit for bit as the Fortran keeps them
 (sequential sums in data order for the initial means, then ``(c n1 - x)/(n1 - 1)`` and
 ``(c n2 + x)/(n2 + 1)`` at each transfer), so every decision equals the one a sequential
 double-precision run of AS 136 makes on the same input (assuming, as R's usual x86-64
@@ -72,6 +75,12 @@ _TOL_SCALE = 8.0  # error bound of a product distance: _TOL_SCALE (p + 10) u (|x
 _TOL_EXTRA = 1024.0  # + this many u (|x|^2 + |c|^2): the roundings of the comparisons' own
 # arithmetic (products and quotients by n/(n +- 1), of values below 4 (|x|^2 + |c|^2))
 _SCREEN_MIN_P = 16  # the compiled stages screen distances from this many columns
+_U32 = 2.0**-24  # unit roundoff of float32
+_TOL_SCALE32 = 3.0  # + _TOL_SCALE32 (p + 10) u32 (|x|^2 + |c|^2) for single-precision products
+_F32_MIN_P = 64  # a single-precision screen first from this many columns
+_F32_MAX_P = 2**17  # ... up to this many (keeps p u32 <= 1/100)
+_F32_MAX_SQ = 2.0**100  # ... while squared norms stay below this (no float32 overflow)
+_F32_MAX_CELLS = 2**24  # ... on data of at most this many cells (its copy: 64 MiB)
 _QTRAN_STEPS = 50  # R caps a quick-transfer stage at 50 n steps (ifault 4)
 
 
@@ -355,6 +364,23 @@ def _far_from_origin(mu: np.ndarray, xq: np.ndarray) -> bool:
     return float(mu @ mu) > 0.25 * float(xq.mean())
 
 
+def _single_copy(x: np.ndarray, xq: np.ndarray) -> np.ndarray:
+    """The data in single precision for the compiled stages' first screen, or an empty
+    array: none (no double-precision screen, few columns, squared norms beyond
+    float32's range, or data so large that the copy would weigh on the peak memory).
+
+    The screen's dot products ``x.c`` are then summed in float32 from the rounded
+    values: within ``(p + 2) u32 (|x|^2 + |c|^2)`` (``u32 = 2^-24``, ``p u32 <=
+    1/100``) of the exact ones, plus ``(p + 10) 2^-124 (1 + max |x| + max |c|)`` where
+    float32 underflows; the bound adds ``_TOL_SCALE32 (p + 10) u32 (|x|^2 + max
+    |c|^2)`` and that term to the double-precision screen's."""
+    n, p = x.shape
+    use = xq.size and _F32_MIN_P <= p <= _F32_MAX_P and n * p <= _F32_MAX_CELLS
+    if not use or float(xq.max()) >= _F32_MAX_SQ:
+        return np.empty((0, 0), dtype=np.float32)
+    return x.astype(np.float32)
+
+
 def _screen_norms(x: np.ndarray) -> np.ndarray:
     """The squared row norms for the compiled stages' screen, or an empty array: no
     screen (few columns, where a sequential sum is as fast, or data far from the origin,
@@ -438,7 +464,8 @@ class HWRunner:
     def __init__(self, x: Any, *, max_iter: int = 10) -> None:
         self.x = _as_data(x)
         self.max_iter = _check_max_iter(max_iter)
-        self._xq: np.ndarray | None = None
+        self._xq: np.ndarray | None = None  # the screens' data, made on first use
+        self._x32 = np.empty((0, 0), dtype=np.float32)
 
     def run(self, centers: Any) -> tuple[np.ndarray, np.ndarray | None, int, int]:
         """``(labels, centres, n_iter, ifault)`` of the run from ``centers``, without the
@@ -459,9 +486,14 @@ class HWRunner:
 
         if self._xq is None:
             self._xq = _screen_norms(x)
-        tolf, tola = _tolerances(x.shape[1])
+            self._x32 = _single_copy(x, self._xq)
+        p = x.shape[1]
+        tolf, tola = _tolerances(p)
+        prm = np.array([tolf, tola, 0.0, 0.0])
+        xqmax = float(self._xq.max()) if self._xq.size else 0.0
+        prm32 = np.array([tolf + _TOL_SCALE32 * (p + 10) * _U32, tola, (p + 10) * 2.0**-124, xqmax])
         labels, kept, nc, n_iter, ifault = as136(
-            x, c, self.max_iter, _QTRAN_STEPS * n, self._xq, tolf, tola
+            x, self._x32, c, self.max_iter, _QTRAN_STEPS * n, self._xq, prm, prm32
         )
         settle()  # once per process, after the kernels were loaded
         if ifault < 0:

@@ -90,8 +90,9 @@ def _sqdist_all(x, i, c, out):
 
 @kernel(reassoc=True)
 def _dot(x, i, c, a):
-    """``x_i . c_a``, summed in any order (the screen's products)."""
-    s = 0.0
+    """``x_i . c_a``, summed in any order and in the data's precision (the screens'
+    products)."""
+    s = x.dtype.type(0)
     for j in range(x.shape[1]):
         s += x[i, j] * c[a, j]
     return s
@@ -100,8 +101,8 @@ def _dot(x, i, c, a):
 @kernel(reassoc=True)
 def _dot2(x, i, c, a, b):
     """``x_i . c_a`` and ``x_i . c_b`` in one pass over the row (as :func:`_dot`)."""
-    s = 0.0
-    t = 0.0
+    s = x.dtype.type(0)
+    t = x.dtype.type(0)
     for j in range(x.shape[1]):
         v = x[i, j]
         s += v * c[a, j]
@@ -110,16 +111,18 @@ def _dot2(x, i, c, a, b):
 
 
 @kernel
-def _screen_tol(xqi, cq, tolf, tola):
-    """The bound of a screened distance of a point with squared norm ``xqi``."""
+def _screen_tol(xqi, cq, prm):
+    """The bound of a screened distance of a point with squared norm ``xqi``:
+    ``tolf (xqi + max cq) + tola + tolu (1 + sqrt(max xq) + sqrt(max cq))`` with
+    ``prm = (tolf, tola, tolu, max xq)`` (``tolu``: float32's underflow, else 0)."""
     cqmax = cq[0]
     for L in range(1, cq.shape[0]):
         cqmax = max(cqmax, cq[L])
-    return tolf * (xqi + cqmax) + tola
+    return prm[0] * (xqi + cqmax) + prm[1] + prm[2] * (1.0 + np.sqrt(prm[3]) + np.sqrt(cqmax))
 
 
 @kernel
-def _screened(x, i, c, d, xq, cq, tolf, tola):
+def _screened(x, i, c, d, xq, cq, prm):
     """Screened distances of row ``i`` to every centre into ``d``; returns their bound."""
     xqi = xq[i]
     k = c.shape[0]
@@ -129,7 +132,7 @@ def _screened(x, i, c, d, xq, cq, tolf, tola):
         d[L + 1] = (xqi + cq[L + 1]) - 2.0 * h
     if k % 2:
         d[k - 1] = (xqi + cq[k - 1]) - 2.0 * _dot(x, i, c, k - 1)
-    return _screen_tol(xqi, cq, tolf, tola)
+    return _screen_tol(xqi, cq, prm)
 
 
 @kernel
@@ -155,18 +158,27 @@ def _two_screened(d, tol):
 
 
 @kernel
-def _two_nearest(x, c, ic1, ic2, d, xq, cq, tolf, tola):
+def _screened_two(x, i, c, d, xq, cq, prm, ic1, ic2):
+    """Point ``i``'s IC1/IC2 from screened distances, when they decide (returns whether)."""
+    sure, a, b = _two_screened(d, _screened(x, i, c, d, xq, cq, prm))
+    if sure:
+        ic1[i] = a
+        ic2[i] = b
+    return sure
+
+
+@kernel
+def _two_nearest(x, x32, c, c32, ic1, ic2, d, xq, cq, prm, prm32):
     """IC1/IC2: nearest and second nearest centre of every point (AS 136's start: ties
-    to the lower index); screened when ``xq`` is given (``cq``: the centres' squared
-    norms), on sequential sums where the screen does not decide."""
+    to the lower index); screened in single precision when ``x32`` is given, else or
+    then in double precision when ``xq`` is given (``cq``: the centres' squared norms),
+    on sequential sums where no screen decides."""
     k = c.shape[0]
     for i in range(x.shape[0]):
-        if xq.shape[0]:
-            sure, a, b = _two_screened(d, _screened(x, i, c, d, xq, cq, tolf, tola))
-            if sure:
-                ic1[i] = a
-                ic2[i] = b
-                continue
+        if x32.shape[0] and _screened_two(x32, i, c32, d, xq, cq, prm32, ic1, ic2):
+            continue
+        if xq.shape[0] and _screened_two(x, i, c, d, xq, cq, prm, ic1, ic2):
+            continue
         _sqdist_all(x, i, c, d)
         a, b = 0, 1
         dt1, dt2 = d[0], d[1]
@@ -187,9 +199,9 @@ def _two_nearest(x, c, ic1, ic2, d, xq, cq, tolf, tola):
 
 
 @kernel
-def _transfer(x, i, l1, l2, c, nc, an1, an2, ic1, ic2, cq):
+def _transfer(x, i, l1, l2, c, c32, nc, an1, an2, ic1, ic2, cq):
     """Move point ``i`` from ``l1`` to ``l2``: the two centres (and their squared norms
-    ``cq`` when screening), counts and factors."""
+    ``cq`` and single-precision copies ``c32`` when screening), counts and factors."""
     n1 = nc[l1] - 1
     n2 = nc[l2] + 1
     al1 = float(n1 + 1)
@@ -203,6 +215,10 @@ def _transfer(x, i, l1, l2, c, nc, an1, an2, ic1, ic2, cq):
     if cq.shape[0]:
         cq[l1] = _dot(c, l1, c, l1)
         cq[l2] = _dot(c, l2, c, l2)
+    if c32.shape[0]:
+        for j in range(x.shape[1]):
+            c32[l1, j] = c[l1, j]
+            c32[l2, j] = c[l2, j]
     nc[l1] = n1
     nc[l2] = n2
     an2[l1] = alw / al1
@@ -234,12 +250,12 @@ def _optra_exact(x, i, c, l1, ll, an1, an2, live, step, d):
 
 
 @kernel
-def _optra_screened(x, i, c, l1, ll, an1, an2, live, step, xq, cq, tolf, tola):
+def _optra_screened(x, i, c, l1, ll, an1, an2, live, step, xq, cq, prm):
     """The same test on screened distances (of ``L1``, ``IC2`` and the candidates only):
     (decided, transfer, ``L2``); not decided when a comparison is within its bound."""
     xqi = xq[i]
     g1, g2 = _dot2(x, i, c, l1, ll)
-    tol = _screen_tol(xqi, cq, tolf, tola)
+    tol = _screen_tol(xqi, cq, prm)
     l1_live = step < live[l1]
     d_i = ((xqi + cq[l1]) - 2.0 * g1) * an1[l1]
     r2 = ((xqi + cq[ll]) - 2.0 * g2) * an2[ll]
@@ -259,11 +275,27 @@ def _optra_screened(x, i, c, l1, ll, an1, an2, live, step, xq, cq, tolf, tola):
 
 
 @kernel
-def _optra(x, c, nc, an1, an2, ic1, ic2, itran, ncp, live, indx, d, xq, cq, tolf, tola):
-    """The optimal-transfer stage; returns R's ``INDX`` (the stage stops when it is n)."""
+def _optra_test(x, x32, i, c, c32, l1, ll, an1, an2, live, step, d, xq, cq, prm, prm32):
+    """Point ``i``'s optimal-transfer test: screened in single, then double precision
+    (when given), on sequential sums where neither decides: (transfer, ``L2``)."""
+    if x32.shape[0]:
+        sure, move, l2 = _optra_screened(x32, i, c32, l1, ll, an1, an2, live, step, xq, cq, prm32)
+        if sure:
+            return move, l2
+    if xq.shape[0]:
+        sure, move, l2 = _optra_screened(x, i, c, l1, ll, an1, an2, live, step, xq, cq, prm)
+        if sure:
+            return move, l2
+    return _optra_exact(x, i, c, l1, ll, an1, an2, live, step, d)
+
+
+@kernel
+def _optra(x, x32, c, c32, st, itran, ncp, live, indx, d, xq, cq, prm, prm32):
+    """The optimal-transfer stage; returns R's ``INDX`` (the stage stops when it is n).
+    ``st``: (nc, an1, an2, ic1, ic2)."""
+    nc, an1, an2, ic1, ic2 = st
     n = x.shape[0]
     k = c.shape[0]
-    screen = xq.shape[0] > 0
     for L in range(k):
         if itran[L]:
             live[L] = n + 1
@@ -273,20 +305,16 @@ def _optra(x, c, nc, an1, an2, ic1, ic2, itran, ncp, live, indx, d, xq, cq, tolf
         if nc[l1] != 1:
             step = i + 1
             ll = ic2[i]
-            sure = False
-            if screen:
-                sure, move, l2 = _optra_screened(
-                    x, i, c, l1, ll, an1, an2, live, step, xq, cq, tolf, tola
-                )
-            if not sure:
-                move, l2 = _optra_exact(x, i, c, l1, ll, an1, an2, live, step, d)
+            move, l2 = _optra_test(
+                x, x32, i, c, c32, l1, ll, an1, an2, live, step, d, xq, cq, prm, prm32
+            )
             if move:
                 indx = 0
                 live[l1] = n + step
                 live[l2] = n + step
                 ncp[l1] = step
                 ncp[l2] = step
-                _transfer(x, i, l1, l2, c, nc, an1, an2, ic1, ic2, cq)
+                _transfer(x, i, l1, l2, c, c32, nc, an1, an2, ic1, ic2, cq)
             else:
                 ic2[i] = l2
         if indx == n:
@@ -298,25 +326,40 @@ def _optra(x, c, nc, an1, an2, ic1, ic2, itran, ncp, live, indx, d, xq, cq, tolf
 
 
 @kernel
-def _qtran_test(x, i, c, l1, l2, an1, an2, xq, cq, tolf, tola):
-    """Point ``i``'s quick-transfer test ``d(i, L2) < D(I) / AN2(L2)``: screened when
-    ``xq`` is given and decisive, else on sequential sums."""
+def _qtran_screened(x, i, c, l1, l2, an1, an2, xq, cq, prm):
+    """Point ``i``'s quick-transfer test ``d(i, L2) < D(I) / AN2(L2)`` on screened
+    distances: (decided, transfer)."""
+    xqi = xq[i]
+    ga, gd = _dot2(x, i, c, l1, l2)
+    da = (xqi + cq[l1]) - 2.0 * ga
+    dd = (xqi + cq[l2]) - 2.0 * gd
+    r2 = da * an1[l1] / an2[l2]
+    if abs(dd - r2) > 5.0 * _screen_tol(xqi, cq, prm):
+        return True, dd < r2
+    return False, False
+
+
+@kernel
+def _qtran_test(x, x32, i, c, c32, l1, l2, an1, an2, xq, cq, prm, prm32):
+    """The quick-transfer test: screened in single, then double precision (when given),
+    on sequential sums where neither decides."""
+    if x32.shape[0]:
+        sure, move = _qtran_screened(x32, i, c32, l1, l2, an1, an2, xq, cq, prm32)
+        if sure:
+            return move
     if xq.shape[0]:
-        xqi = xq[i]
-        ga, gd = _dot2(x, i, c, l1, l2)
-        da = (xqi + cq[l1]) - 2.0 * ga
-        dd = (xqi + cq[l2]) - 2.0 * gd
-        r2 = da * an1[l1] / an2[l2]
-        if abs(dd - r2) > 5.0 * _screen_tol(xqi, cq, tolf, tola):
-            return dd < r2
+        sure, move = _qtran_screened(x, i, c, l1, l2, an1, an2, xq, cq, prm)
+        if sure:
+            return move
     da, dd = _sqdist2(x, i, c, l1, l2)
     r2 = (da * an1[l1]) / an2[l2]
     return dd < r2
 
 
 @kernel
-def _qtran(x, c, nc, an1, an2, ic1, ic2, itran, ncp, imaxqtr, xq, cq, tolf, tola):
+def _qtran(x, x32, c, c32, st, itran, ncp, imaxqtr, xq, cq, prm, prm32):
     """The quick-transfer stage: (finished within R's step cap, some point moved)."""
+    nc, an1, an2, ic1, ic2 = st
     n = x.shape[0]
     icoun = 0
     istep = 0
@@ -331,24 +374,33 @@ def _qtran(x, c, nc, an1, an2, ic1, ic2, itran, ncp, imaxqtr, xq, cq, tolf, tola
             l2 = ic2[i]
             # tested while one of its two clusters changed within the last n steps
             if nc[l1] != 1 and (istep < ncp[l1] or istep < ncp[l2]):
-                if _qtran_test(x, i, c, l1, l2, an1, an2, xq, cq, tolf, tola):
+                if _qtran_test(x, x32, i, c, c32, l1, l2, an1, an2, xq, cq, prm, prm32):
                     icoun = 0
                     moved = True
                     itran[l1] = True
                     itran[l2] = True
                     ncp[l1] = istep + n
                     ncp[l2] = istep + n
-                    _transfer(x, i, l1, l2, c, nc, an1, an2, ic1, ic2, cq)
+                    _transfer(x, i, l1, l2, c, c32, nc, an1, an2, ic1, ic2, cq)
             if icoun == n:
                 return True, moved
 
 
 @kernel
-def as136(x, c0, max_iter, imaxqtr, xq, tolf, tola):
+def _copy_rows(c, c32):
+    """The first rows of ``c`` into ``c32`` (as many as it has), rounded to its type."""
+    for L in range(c32.shape[0]):
+        for j in range(c32.shape[1]):
+            c32[L, j] = c[L, j]
+
+
+@kernel
+def as136(x, x32, c0, max_iter, imaxqtr, xq, prm, prm32):
     """AS 136 from the centres ``c0`` (k >= 2, k < n): (labels, the incrementally kept
     centres, counts, R's ``iter``, ``ifault``); ``ifault`` -1 is an empty cluster after
-    the start (the counts say which). ``xq`` (the squared row norms, or empty: no
-    screen), ``tolf`` and ``tola``: the screen and its bound."""
+    the start (the counts say which). Screens: ``xq`` (the squared row norms, or empty:
+    none) with the bound's parameters ``prm`` (see :func:`_screen_tol`), and ``x32``
+    (the data in single precision, or empty: none) with ``prm32``."""
     n, p = x.shape
     k = c0.shape[0]
     ic1 = np.empty(n, np.int64)
@@ -357,7 +409,9 @@ def as136(x, c0, max_iter, imaxqtr, xq, tolf, tola):
     cq = np.empty(k if xq.shape[0] else 0)
     for L in range(cq.shape[0]):
         cq[L] = _dot(c0, L, c0, L)
-    _two_nearest(x, c0, ic1, ic2, d, xq, cq, tolf, tola)
+    c32 = np.empty((k if x32.shape[0] else 0, p), np.float32)
+    _copy_rows(c0, c32)
+    _two_nearest(x, x32, c0, c32, ic1, ic2, d, xq, cq, prm, prm32)
     nc = np.zeros(k, np.int64)
     for i in range(n):
         nc[ic1[i]] += 1
@@ -379,15 +433,17 @@ def as136(x, c0, max_iter, imaxqtr, xq, tolf, tola):
         an1[L] = aa / (aa - 1.0) if nc[L] > 1 else np.inf
     for L in range(cq.shape[0]):
         cq[L] = _dot(c, L, c, L)
+    _copy_rows(c, c32)
+    st = (nc, an1, an2, ic1, ic2)
     itran = np.ones(k, np.bool_)
     ncp = np.full(k, -1, np.int64)
     live = np.zeros(k, np.int64)
     indx = 0
     for it in range(1, max_iter + 1):
-        indx = _optra(x, c, nc, an1, an2, ic1, ic2, itran, ncp, live, indx, d, xq, cq, tolf, tola)
+        indx = _optra(x, x32, c, c32, st, itran, ncp, live, indx, d, xq, cq, prm, prm32)
         if indx == n:  # n optimal-transfer steps without a transfer
             return ic1, c, nc, it, 0
-        done, moved = _qtran(x, c, nc, an1, an2, ic1, ic2, itran, ncp, imaxqtr, xq, cq, tolf, tola)
+        done, moved = _qtran(x, x32, c, c32, st, itran, ncp, imaxqtr, xq, cq, prm, prm32)
         if moved:
             indx = 0
         if not done:

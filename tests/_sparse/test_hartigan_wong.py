@@ -222,14 +222,19 @@ def random_case(rng, i):
 
 
 # Code paths of the compiled stages: as chosen (the screen from _SCREEN_MIN_P columns on
-# data near the origin), sequential sums only, the screen from one column on, and the
-# screen with every comparison too close to call (so each point is re-evaluated on the
-# sequential sums).
+# data near the origin, in single precision first from _F32_MIN_P), sequential sums
+# only, the double-precision screen from one column on, alone and with every comparison
+# too close to call (so each point is re-evaluated on the sequential sums), then the
+# single-precision screen from one column on, alone, with every comparison too close
+# there (decided by the double-precision screen), and too close in both.
 PATHS = {
     "default": {},
     "sequential": {"_SCREEN_MIN_P": 10**9},
-    "screened": {"_SCREEN_MIN_P": 1},
-    "screened-all-sequential": {"_SCREEN_MIN_P": 1, "_TOL_SCALE": 1e15},
+    "screened": {"_SCREEN_MIN_P": 1, "_F32_MIN_P": 10**9},
+    "screened-all-sequential": {"_SCREEN_MIN_P": 1, "_F32_MIN_P": 10**9, "_TOL_SCALE": 1e15},
+    "single": {"_SCREEN_MIN_P": 1, "_F32_MIN_P": 1},
+    "single-all-double": {"_SCREEN_MIN_P": 1, "_F32_MIN_P": 1, "_TOL_SCALE32": 1e15},
+    "single-all-sequential": {"_SCREEN_MIN_P": 1, "_F32_MIN_P": 1, "_TOL_SCALE": 1e15},
 }
 
 
@@ -482,7 +487,14 @@ def test_product_distances_are_within_their_error_bounds(scale, offset):
     # Lloyd's matrix products and the compiled stages' dot products, down to underflow
     from fractions import Fraction
 
-    from sparseclust._sparse.hartigan_wong import _Screen, _screen_norms, _tolerances
+    from sparseclust._sparse.hartigan_wong import (
+        _TOL_SCALE32,
+        _U32,
+        _Screen,
+        _screen_norms,
+        _single_copy,
+        _tolerances,
+    )
     from sparseclust._sparse.hartigan_wong_jit import _dot, _screen_tol
 
     rng = np.random.default_rng(8)
@@ -508,7 +520,13 @@ def test_product_distances_are_within_their_error_bounds(scale, offset):
     moved[2] *= 1.5
     xq = _screen_norms(x)
     assert xq.size == (0 if offset else 40)  # far from the origin: no compiled screen
-    tolf, tola = _tolerances(x.shape[1])
+    x32 = _single_copy(x, xq)
+    assert x32.size == (0 if offset or scale > 1e12 else x.size)  # float32's range
+    p = x.shape[1]
+    tolf, tola = _tolerances(p)
+    prm = np.array([tolf, tola, 0.0, 0.0])
+    xqmax = float(xq.max()) if xq.size else 0.0
+    prm32 = np.array([tolf + _TOL_SCALE32 * (p + 10) * _U32, tola, (p + 10) * 2.0**-124, xqmax])
     for cen in (c, moved):
         ex = exact(cen)
         scr = _Screen(x)
@@ -517,9 +535,13 @@ def test_product_distances_are_within_their_error_bounds(scale, offset):
             assert (np.abs(d - ex) <= tol[:, None]).all()
         if xq.size:
             cq = np.array([_dot(cen, j, cen, j) for j in range(3)])
-            for r, i in enumerate(rows.tolist()):
-                d = np.array([(xq[i] + cq[j]) - 2.0 * _dot(x, i, cen, j) for j in range(3)])
-                assert (np.abs(d - ex[r]) <= _screen_tol(xq[i], cq, tolf, tola)).all()
+            screens = [(x, cen, prm)]
+            if x32.size:
+                screens.append((x32, cen.astype(np.float32), prm32))
+            for xs, cs, pr in screens:
+                for r, i in enumerate(rows.tolist()):
+                    d = np.array([(xq[i] + cq[j]) - 2.0 * _dot(xs, i, cs, j) for j in range(3)])
+                    assert (np.abs(d - ex[r]) <= _screen_tol(xq[i], cq, pr)).all()
 
 
 def test_cluster_sums_are_sequential_in_data_order():
