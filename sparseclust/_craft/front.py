@@ -721,7 +721,7 @@ def craft(
     numeric feature and ``L - 1`` for each selected categorical one with ``L``
     levels, the global ones, and ``K - 1`` proportions. Candidates: m = 0.2, ...,
     0.9, each with the default rho; of budgets selecting as many features of each
-    kind only the smallest is fitted. Each runs the first ``min(n_init, 5)``
+    kind only the one nearest 0.5 is fitted. Each runs the first ``min(n_init, 5)``
     calibrated and ``min(n_seeded, 2)`` seeded restarts of the fit (the same seeds
     for every budget) and is scored by its best restart (among those at ``k``); the
     lowest BIC wins and finishes with the remaining restarts, so the result is

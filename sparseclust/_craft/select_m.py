@@ -50,25 +50,25 @@ Data = core.CraftData | core.Blocked
 def candidate_budgets(P: int, Q: int, grid: Sequence[float] = M_GRID) -> list[float]:
     """The budgets of ``grid`` with distinct fixed-budget counts on ``P`` numeric and
     ``Q`` categorical features (``round(m P)`` and ``round(m Q)``, halves up, at least
-    one of each kind present): of budgets that select as many features of each kind,
-    only the smallest is fitted (the selection, hence the BIC, depends on m only
-    through these counts).
+    one of each kind present), in increasing order: of budgets that select as many
+    features of each kind only the one nearest :data:`K_REFERENCE_M` (0.5, the paper's
+    default, whose selection prior is symmetric) is fitted, the smaller of two as near
+    (the selection, hence the model and its BIC, depends on m only through these counts).
 
     Examples
     --------
     >>> candidate_budgets(5, 2)  # Penguins: 5 numeric, 2 categorical columns
-    [0.2, 0.3, 0.5, 0.7, 0.8, 0.9]
-    >>> candidate_budgets(13, 0)
-    [0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
+    [0.2, 0.4, 0.5, 0.7, 0.8, 0.9]
+    >>> candidate_budgets(1, 1)  # one budget selects what any other would
+    [0.5]
     """
-    seen: set[tuple[int, int]] = set()
-    out = []
+    groups: dict[tuple[int, int], float] = {}
     for m in grid:
         counts = tuple(min(n, max(1, core.round_half_up(m * n))) if n else 0 for n in (P, Q))
-        if counts not in seen:
-            seen.add(counts)
-            out.append(float(m))
-    return out
+        best = groups.get(counts)
+        if best is None or abs(m - K_REFERENCE_M) < abs(best - K_REFERENCE_M) - 1e-12:
+            groups[counts] = float(m)
+    return sorted(groups.values())
 
 
 def n_parameters(d: Data, st: core.State) -> int:

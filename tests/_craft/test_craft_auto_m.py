@@ -80,7 +80,7 @@ def test_bic_choice_matches_brute_force():
     df = small()
     fit = craft(df, k=3, scale=False, rng=0, **RESTARTS)
     tab = fit.m_selection
-    assert tab["m"].tolist() == candidate_budgets(3, 2) == [0.2, 0.5, 0.8, 0.9]
+    assert tab["m"].tolist() == candidate_budgets(3, 2) == [0.4, 0.5, 0.8, 0.9]
     for row in tab.itertuples():
         one = craft(df, m=row.m, k=3, scale=False, rng=0, **RESTARTS)
         assert one.m_selection is None
