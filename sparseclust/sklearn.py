@@ -464,8 +464,9 @@ class CRAFT(ClusterMixin, BaseEstimator):
 
     Parameters
     ----------
-    m : float, default 0.5
-        Fraction of the features each cluster selects.
+    m : float or "auto", default "auto"
+        Fraction of the features each cluster selects; ``"auto"``: chosen from the
+        data by BIC (:func:`~sparseclust.craft` Notes).
     n_clusters : int, optional
         Passed as ``k``; with neither it nor ``lam`` K is chosen automatically
         (``k_method``).
