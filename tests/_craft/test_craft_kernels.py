@@ -4,11 +4,13 @@ Each fast path must give the same numbers as the plain computation, bit for bit 
 fits, the restart chosen and the labels must not change): categorical cost terms
 computed once per distinct row of codes; level counts updated from the rows whose
 label changed; the membership matrix filled one cluster at a time; a calibration
-never fitting the same (seed, lambda) twice.
+never fitting the same (seed, lambda) twice; the compiled kernels of
+``_craft/costs_jit.py`` against the numpy code they replace.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 
 import numpy as np
@@ -267,3 +269,108 @@ def test_prepared_data_and_its_block_caches_are_freed_with_the_fit():
     del fit, data, blocks
     gc.collect()
     assert ref() is None
+
+
+# ------------------------------------------- compiled kernels against numpy's numbers
+def _bits(a: np.ndarray) -> np.ndarray:
+    """The bit patterns (signs of zero and NaN payloads included)."""
+    return np.ascontiguousarray(a, dtype=np.float64).view(np.int64)
+
+
+def _numpy_level_sums(codes, offsets, table):
+    """The per-feature gathers the compiled level sums replace (take, then add)."""
+    out = None
+    for q in range(codes.shape[1]):
+        rows = np.take(table, codes[:, q].astype(np.intp) + offsets[q] + q + 1, axis=0)
+        out = rows.copy() if out is None else out + rows
+    return out
+
+
+@pytest.mark.parametrize("K", [1, 2, 4, 5, 19])
+def test_compiled_level_sums_are_numpys_gathers(K):
+    from sparseclust._craft.costs_jit import level_sums
+
+    g = np.random.default_rng(K)
+    levels = np.array([3, 1, 4, 2, 5])
+    offsets = np.concatenate([[0], np.cumsum(levels)[:-1]])
+    codes = np.column_stack([g.integers(-1, L, size=300) for L in levels]).astype(np.int8)
+    table = g.normal(size=(levels.sum() + levels.size, K)) * 10.0 ** g.integers(-3, 4, K)
+    for q, o in enumerate(offsets):  # the zero row a missing code lands on
+        table[o + q] = 0.0
+    got = level_sums(codes, offsets, table, 0, codes.shape[0], np.empty((300, K)))
+    assert np.array_equal(_bits(got), _bits(_numpy_level_sums(codes, offsets, table)))
+    part = level_sums(codes, offsets, table, 100, 130, np.empty((30, K)))
+    assert np.array_equal(_bits(part), _bits(got[100:130]))
+
+
+def test_compiled_row_min_is_argmin():
+    from sparseclust._craft.costs_jit import row_min
+
+    g = np.random.default_rng(0)
+    for K in (1, 2, 3, 7, 19):
+        D = g.integers(0, 3, size=(400, K)).astype(float)  # ties
+        D[g.random(D.shape) < 0.05] = np.nan
+        D[g.random(D.shape) < 0.05] = np.inf
+        D[g.random(D.shape) < 0.05] = -np.inf
+        idx, dmin = np.empty(400, dtype=np.int64), np.empty(400)
+        row_min(D, idx, dmin)
+        want = D.argmin(axis=1)
+        assert np.array_equal(idx, want)
+        assert np.array_equal(dmin, D[np.arange(400), want], equal_nan=True)
+
+
+def test_compiled_feature_sums_match_the_padded_accumulation():
+    data = core.prepare(np.zeros((4, 0)), np.zeros((4, 3), dtype=np.int8), [2, 1, 4], alpha=ALPHA)
+    g = np.random.default_rng(1)
+    A = g.normal(size=(6, 7))
+    A[0] = -0.0  # a -0.0 total must come out 0.0
+    A[1, :2] = [1e-300, -1e-300]
+    pos = np.arange(7) - data.offsets[data.level_q]
+    pad = np.zeros((6, 3, 4))
+    pad[:, data.level_q, pos] = A
+    want = np.add.accumulate(pad, axis=2)[:, :, -1] + 0.0
+    assert np.array_equal(_bits(core.feature_sums(data, A)), _bits(want))
+
+
+def test_compiled_centres_match_numpys_state_update():
+    g = np.random.default_rng(2)
+    K, P = 6, 4
+    cnt = g.integers(0, 5, size=(K, P)).astype(float)
+    s1 = g.normal(size=(K, P)) * cnt
+    s2 = s1 * s1 / np.where(cnt > 0, cnt, 1.0) + g.random((K, P)) * cnt
+    s2[0, 0] = s1[0, 0] ** 2 / max(cnt[0, 0], 1.0) - 1e-12  # a negative variance
+    nk = np.array([3.0, 1.0, 0.0, 4.0, 2.0, 5.0])
+    col_mean, col_sd = g.normal(size=P), np.array([1.0, 0.0, 2.0, 0.5])
+    stats = {"nk": nk, "s1": s1, "s2": s2, "cnt": cnt, "counts": np.zeros((K, 0))}
+    data = core.prepare(g.normal(size=(5, P)), np.zeros((5, 0), dtype=np.int8), [], alpha=ALPHA)
+    data = dataclasses.replace(data, col_mean=col_mean, col_sd=col_sd)
+    st, _ = core.state_from_stats(data, stats, np.ones((K, P), dtype=bool), 0.05)
+    keep = np.flatnonzero(nk)
+    has = cnt[keep] > 0
+    zeta = np.where(has, s1[keep] / np.where(has, cnt[keep], 1.0), col_mean[None, :])
+    var = np.where(has, s2[keep] / np.where(has, cnt[keep], 1.0) - zeta * zeta, 0.0)
+    sigma = np.maximum(np.sqrt(np.maximum(var, 0.0)), 0.05 * col_sd[None, :])
+    sigma[nk[keep] < 2, :] = 1.0
+    sigma[~has] = np.maximum(col_sd[None, :], 1e-12).repeat(keep.size, 0)[~has]
+    sigma = np.where(sigma > 0, sigma, 1.0)
+    assert np.array_equal(_bits(st.zeta), _bits(zeta))
+    assert np.array_equal(_bits(st.sigma), _bits(sigma))
+
+
+def test_compiled_level_counts_are_bincounts():
+    g = np.random.default_rng(3)
+    levels = [3, 2, 4]
+    codes = np.column_stack([g.integers(-1, L, size=500) for L in levels]).astype(np.int8)
+    data = core.prepare(np.zeros((500, 0)), codes, levels, alpha=ALPHA)
+    slots = data.level_q.size + data.Q
+
+    def bincounts(labels):
+        cells = (codes + data.offsets + np.arange(1, 4)) + (labels * slots)[:, None]
+        return np.bincount(cells.ravel(), minlength=5 * slots).reshape(5, slots)
+
+    labels = g.integers(0, 5, size=500)
+    assert np.array_equal(core.level_counts(data, labels, 5), bincounts(labels))
+    moved = labels.copy()
+    moved[:20] = (moved[:20] + 1) % 5  # few rows change: counts moved, not recounted
+    prev = (labels, bincounts(labels))
+    assert np.array_equal(core.level_counts(data, moved, 5, prev), bincounts(moved))
