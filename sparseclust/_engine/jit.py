@@ -23,15 +23,26 @@ import numba
 _settled = False
 
 
-def kernel(fn: Callable[..., Any] | None = None, *, reassoc: bool = False) -> Callable[..., Any]:
+def kernel(
+    fn: Callable[..., Any] | None = None,
+    *,
+    reassoc: bool = False,
+    internal: bool = False,
+) -> Callable[..., Any]:
     """Compile ``fn`` with numba in nopython mode, cached on disk, releasing the GIL.
 
     ``@kernel`` or ``@kernel(reassoc=True)``: the latter lets the compiler reorder the
     kernel's floating-point additions and multiplications (and only those: no
-    assumption about NaN, infinities or signed zeros)."""
+    assumption about NaN, infinities or signed zeros). ``internal=True`` marks a kernel
+    called only from other kernels: numba then builds no Python entry (neither the
+    CPython nor the C-callable wrapper), which saves about a third of its compile time;
+    calling it from Python raises."""
     opts: dict[str, Any] = {"cache": True, "nogil": True}
     if reassoc:
         opts["fastmath"] = {"reassoc"}
+    if internal:
+        opts["no_cpython_wrapper"] = True
+        opts["no_cfunc_wrapper"] = True
     if fn is None:
         return numba.njit(**opts)
     return numba.njit(**opts)(fn)

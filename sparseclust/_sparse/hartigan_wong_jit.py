@@ -36,7 +36,7 @@ from .._engine.jit import kernel
 __all__ = ["as136", "wss_estimate"]
 
 
-@kernel
+@kernel(internal=True)
 def _sqdist1(x, i, c, a):
     """Squared distance of row ``i`` of ``x`` to centre ``a``, summed left to right."""
     s = 0.0
@@ -46,7 +46,7 @@ def _sqdist1(x, i, c, a):
     return s
 
 
-@kernel
+@kernel(internal=True)
 def _sqdist2(x, i, c, a, b):
     """Squared distances of row ``i`` to centres ``a`` and ``b`` (as :func:`_sqdist1`)."""
     s = 0.0
@@ -60,7 +60,7 @@ def _sqdist2(x, i, c, a, b):
     return s, t
 
 
-@kernel
+@kernel(internal=True)
 def _sqdist_all(x, i, c, out):
     """Squared distances of row ``i`` to every centre into ``out`` (as :func:`_sqdist1`),
     three centres per pass over the features."""
@@ -98,7 +98,7 @@ def _dot(x, i, c, a):
     return s
 
 
-@kernel(reassoc=True)
+@kernel(reassoc=True, internal=True)
 def _dot2(x, i, c, a, b):
     """``x_i . c_a`` and ``x_i . c_b`` in one pass over the row (as :func:`_dot`)."""
     s = x.dtype.type(0)
@@ -121,7 +121,7 @@ def _screen_tol(xqi, cq, prm):
     return prm[0] * (xqi + cqmax) + prm[1] + prm[2] * (1.0 + np.sqrt(prm[3]) + np.sqrt(cqmax))
 
 
-@kernel
+@kernel(internal=True)
 def _screened(x, i, c, d, xq, cq, prm):
     """Screened distances of row ``i`` to every centre into ``d``; returns their bound."""
     xqi = xq[i]
@@ -135,7 +135,7 @@ def _screened(x, i, c, d, xq, cq, prm):
     return _screen_tol(xqi, cq, prm)
 
 
-@kernel
+@kernel(internal=True)
 def _two_screened(d, tol):
     """(decided, nearest, second nearest) from screened distances ``d`` (the lower index
     on ties); not decided when the two, or the second and the third, are within twice
@@ -157,7 +157,7 @@ def _two_screened(d, tol):
     return True, a, b
 
 
-@kernel
+@kernel(internal=True)
 def _screened_two(x, i, c, d, xq, cq, prm, ic1, ic2):
     """Point ``i``'s IC1/IC2 from screened distances, when they decide (returns whether)."""
     sure, a, b = _two_screened(d, _screened(x, i, c, d, xq, cq, prm))
@@ -167,7 +167,7 @@ def _screened_two(x, i, c, d, xq, cq, prm, ic1, ic2):
     return sure
 
 
-@kernel
+@kernel(internal=True)
 def _two_nearest(x, x32, c, c32, ic1, ic2, d, xq, cq, prm, prm32):
     """IC1/IC2: nearest and second nearest centre of every point (AS 136's start: ties
     to the lower index); screened in single precision when ``x32`` is given, else or
@@ -198,7 +198,7 @@ def _two_nearest(x, x32, c, c32, ic1, ic2, d, xq, cq, prm, prm32):
         ic2[i] = b
 
 
-@kernel
+@kernel(internal=True)
 def _transfer(x, i, l1, l2, c, c32, nc, an1, an2, ic1, ic2, cq):
     """Move point ``i`` from ``l1`` to ``l2``: the two centres (and their squared norms
     ``cq`` and single-precision copies ``c32`` when screening), counts and factors."""
@@ -229,7 +229,7 @@ def _transfer(x, i, l1, l2, c, c32, nc, an1, an2, ic1, ic2, cq):
     ic2[i] = l1
 
 
-@kernel
+@kernel(internal=True)
 def _optra_exact(x, i, c, l1, ll, an1, an2, live, step, d):
     """Point ``i``'s optimal-transfer test on sequential sums, as the Fortran makes it:
     (transfer, ``L2``)."""
@@ -249,7 +249,7 @@ def _optra_exact(x, i, c, l1, ll, an1, an2, live, step, d):
     return r2 < d_i, l2
 
 
-@kernel
+@kernel(internal=True)
 def _optra_screened(x, i, c, l1, ll, an1, an2, live, step, xq, cq, prm):
     """The same test on screened distances (of ``L1``, ``IC2`` and the candidates only):
     (decided, transfer, ``L2``); not decided when a comparison is within its bound."""
@@ -274,7 +274,7 @@ def _optra_screened(x, i, c, l1, ll, an1, an2, live, step, xq, cq, prm):
     return True, r2 < d_i, l2
 
 
-@kernel
+@kernel(internal=True)
 def _optra_test(x, x32, i, c, c32, l1, ll, an1, an2, live, step, d, xq, cq, prm, prm32):
     """Point ``i``'s optimal-transfer test: screened in single, then double precision
     (when given), on sequential sums where neither decides: (transfer, ``L2``)."""
@@ -289,7 +289,7 @@ def _optra_test(x, x32, i, c, c32, l1, ll, an1, an2, live, step, d, xq, cq, prm,
     return _optra_exact(x, i, c, l1, ll, an1, an2, live, step, d)
 
 
-@kernel
+@kernel(internal=True)
 def _optra(x, x32, c, c32, st, itran, ncp, live, indx, d, xq, cq, prm, prm32):
     """The optimal-transfer stage; returns R's ``INDX`` (the stage stops when it is n).
     ``st``: (nc, an1, an2, ic1, ic2)."""
@@ -325,7 +325,7 @@ def _optra(x, x32, c, c32, st, itran, ncp, live, indx, d, xq, cq, prm, prm32):
     return indx
 
 
-@kernel
+@kernel(internal=True)
 def _qtran_screened(x, i, c, l1, l2, an1, an2, xq, cq, prm):
     """Point ``i``'s quick-transfer test ``d(i, L2) < D(I) / AN2(L2)`` on screened
     distances: (decided, transfer)."""
@@ -339,7 +339,7 @@ def _qtran_screened(x, i, c, l1, l2, an1, an2, xq, cq, prm):
     return False, False
 
 
-@kernel
+@kernel(internal=True)
 def _qtran_test(x, x32, i, c, c32, l1, l2, an1, an2, xq, cq, prm, prm32):
     """The quick-transfer test: screened in single, then double precision (when given),
     on sequential sums where neither decides."""
@@ -356,7 +356,7 @@ def _qtran_test(x, x32, i, c, c32, l1, l2, an1, an2, xq, cq, prm, prm32):
     return dd < r2
 
 
-@kernel
+@kernel(internal=True)
 def _qtran(x, x32, c, c32, st, itran, ncp, imaxqtr, xq, cq, prm, prm32):
     """The quick-transfer stage: (finished within R's step cap, some point moved)."""
     nc, an1, an2, ic1, ic2 = st
@@ -386,7 +386,7 @@ def _qtran(x, x32, c, c32, st, itran, ncp, imaxqtr, xq, cq, prm, prm32):
                 return True, moved
 
 
-@kernel
+@kernel(internal=True)
 def _copy_rows(c, c32):
     """The first rows of ``c`` into ``c32`` (as many as it has), rounded to its type."""
     for L in range(c32.shape[0]):
@@ -438,7 +438,7 @@ def as136(x, x32, c0, max_iter, imaxqtr, xq, prm, prm32):
     itran = np.ones(k, np.bool_)
     ncp = np.full(k, -1, np.int64)
     live = np.zeros(k, np.int64)
-    indx = 0
+    indx = np.int64(0)
     for it in range(1, max_iter + 1):
         indx = _optra(x, x32, c, c32, st, itran, ncp, live, indx, d, xq, cq, prm, prm32)
         if indx == n:  # n optimal-transfer steps without a transfer
