@@ -488,7 +488,8 @@ def _level_sums(codes, offsets, table, a: int, b: int) -> np.ndarray:
     thread's buffers; compiled (:func:`~sparseclust._craft.costs_jit.level_sums`)."""
     from .costs_jit import level_sums
 
-    return level_sums(codes, offsets, table, a, b, _scratch("level_sums", (b - a, table.shape[1])))
+    out = _scratch("level_sums", (b - a, table.shape[1]))
+    return level_sums(codes.T, offsets, table, a, b, out)
 
 
 # ------------------------------------------------------------------- cluster state
@@ -897,13 +898,16 @@ class Blocked:
 def _with_rows(data: CraftData, rows: Any) -> CraftData:
     """``data`` with its per-row arrays indexed by ``rows`` (the other fields shared;
     ``dataclasses.replace`` without its per-call field checks, as the opening walk
-    takes rows for every cluster it opens; no cached blocking carried over)."""
+    takes rows for every cluster it opens; no cached blocking carried over). Taken
+    codes stay column-major, as the block's are, so the compiled level sums are compiled
+    for one layout."""
     new = object.__new__(CraftData)
     fields_ = {f: v for f, v in data.__dict__.items() if f != "_blocked"}
+    codes = data.codes[rows]
     fields_.update(
         X0=data.X0[rows],
         M=None if data.M is None else data.M[rows],
-        codes=data.codes[rows],
+        codes=codes if isinstance(rows, slice) else np.asfortranarray(codes),
         g0=data.g0[rows],
     )
     fields_["n"] = int(fields_["g0"].shape[0])

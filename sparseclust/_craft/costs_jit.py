@@ -17,38 +17,41 @@ __all__ = ["level_sums"]
 
 
 @kernel
-def level_sums(codes, offsets, table, a, b, out):  # pragma: no cover - compiled
-    """``out[r] = sum_q table[codes[a + r, q] + offsets[q] + q + 1]`` for ``r < b - a``,
+def level_sums(codes_t, offsets, table, a, b, out):  # pragma: no cover - compiled
+    """``out[r] = sum_q table[codes_t[q, a + r] + offsets[q] + q + 1]`` for ``r < b - a``,
     added in feature order (the first feature's row copied, the others added to it).
-    One, two and four columns (three clusters are padded to four) add into scalars."""
-    Q = codes.shape[1]
+    One, two and four columns (three clusters are padded to four) add into scalars.
+    ``codes_t``: the codes transposed, row-major for the blocks' column-major codes, so
+    that one layout serves every call (a block of one row is both, and numba would
+    compile it apart as row-major)."""
+    Q = codes_t.shape[0]
     K = table.shape[1]
     base = np.empty(Q, np.int64)
     for q in range(Q):
         base[q] = offsets[q] + q + 1
     if K == 1:
         for r in range(b - a):
-            x0 = table[codes[a + r, 0] + base[0], 0]
+            x0 = table[codes_t[0, a + r] + base[0], 0]
             for q in range(1, Q):
-                x0 += table[codes[a + r, q] + base[q], 0]
+                x0 += table[codes_t[q, a + r] + base[q], 0]
             out[r, 0] = x0
         return out
     if K == 2:
         for r in range(b - a):
-            s = codes[a + r, 0] + base[0]
+            s = codes_t[0, a + r] + base[0]
             x0, x1 = table[s, 0], table[s, 1]
             for q in range(1, Q):
-                s = codes[a + r, q] + base[q]
+                s = codes_t[q, a + r] + base[q]
                 x0 += table[s, 0]
                 x1 += table[s, 1]
             out[r, 0], out[r, 1] = x0, x1
         return out
     if K == 4:
         for r in range(b - a):
-            s = codes[a + r, 0] + base[0]
+            s = codes_t[0, a + r] + base[0]
             x0, x1, x2, x3 = table[s, 0], table[s, 1], table[s, 2], table[s, 3]
             for q in range(1, Q):
-                s = codes[a + r, q] + base[q]
+                s = codes_t[q, a + r] + base[q]
                 x0 += table[s, 0]
                 x1 += table[s, 1]
                 x2 += table[s, 2]
@@ -57,11 +60,11 @@ def level_sums(codes, offsets, table, a, b, out):  # pragma: no cover - compiled
         return out
     acc = np.empty(K)
     for r in range(b - a):
-        s = codes[a + r, 0] + base[0]
+        s = codes_t[0, a + r] + base[0]
         for k in range(K):
             acc[k] = table[s, k]
         for q in range(1, Q):
-            s = codes[a + r, q] + base[q]
+            s = codes_t[q, a + r] + base[q]
             for k in range(K):
                 acc[k] += table[s, k]
         for k in range(K):
@@ -116,7 +119,7 @@ def add_rows(level, g0, ga, F_v, with_f, out):  # pragma: no cover - compiled
     return out
 
 
-@kernel
+@kernel(internal=True)
 def _np_max(a, b):  # pragma: no cover - compiled
     """numpy's ``maximum`` of two floats: ``a`` when ``a >= b`` or ``a`` is NaN."""
     return a if (a >= b or a != a) else b

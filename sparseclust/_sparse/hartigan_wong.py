@@ -395,6 +395,27 @@ def _screen_norms(x: np.ndarray) -> np.ndarray:
 
 
 # -------------------------------------------------------------------- Hartigan-Wong core
+def _as136_work(n: int, k: int, p: int, screen: bool, single: bool) -> tuple[np.ndarray, ...]:
+    """The arrays of the compiled AS 136 (:func:`.hartigan_wong_jit.as136`), made here
+    so that no numpy constructor is compiled: labels IC1 and IC2, distances, the
+    centres' squared norms (when screening), their single-precision copy (when
+    screening in single precision), counts, centres, AN1, AN2, ITRAN, NCP, LIVE."""
+    return (
+        np.empty(n, dtype=np.int64),
+        np.empty(n, dtype=np.int64),
+        np.empty(k),
+        np.empty(k if screen else 0),
+        np.empty((k if single else 0, p), dtype=np.float32),
+        np.zeros(k, dtype=np.int64),
+        np.zeros((k, p)),
+        np.empty(k),
+        np.empty(k),
+        np.ones(k, dtype=np.bool_),
+        np.full(k, -1, dtype=np.int64),
+        np.zeros(k, dtype=np.int64),
+    )
+
+
 def _blocks(n: int, p: int, start: int = 0) -> list[tuple[int, int]]:
     """``(a, b)`` of the row blocks of rows ``start .. n - 1``."""
     step = _block_rows(p)
@@ -492,8 +513,9 @@ class HWRunner:
         prm = np.array([tolf, tola, 0.0, 0.0])
         xqmax = float(self._xq.max()) if self._xq.size else 0.0
         prm32 = np.array([tolf + _TOL_SCALE32 * (p + 10) * _U32, tola, (p + 10) * 2.0**-124, xqmax])
+        work = _as136_work(n, k, p, self._xq.size > 0, self._x32.size > 0)
         labels, kept, nc, n_iter, ifault = as136(
-            x, self._x32, c, self.max_iter, _QTRAN_STEPS * n, self._xq, prm, prm32
+            x, self._x32, c, self.max_iter, _QTRAN_STEPS * n, self._xq, prm, prm32, work
         )
         settle()  # once per process, after the kernels were loaded
         if ifault < 0:

@@ -395,27 +395,23 @@ def _copy_rows(c, c32):
 
 
 @kernel
-def as136(x, x32, c0, max_iter, imaxqtr, xq, prm, prm32):
+def as136(x, x32, c0, max_iter, imaxqtr, xq, prm, prm32, work):
     """AS 136 from the centres ``c0`` (k >= 2, k < n): (labels, the incrementally kept
     centres, counts, R's ``iter``, ``ifault``); ``ifault`` -1 is an empty cluster after
     the start (the counts say which). Screens: ``xq`` (the squared row norms, or empty:
     none) with the bound's parameters ``prm`` (see :func:`_screen_tol`), and ``x32``
-    (the data in single precision, or empty: none) with ``prm32``."""
+    (the data in single precision, or empty: none) with ``prm32``. ``work``: the
+    arrays, made by the caller (each numpy constructor used here would be compiled
+    apart), as :func:`~.hartigan_wong._as136_work` makes them."""
     n, p = x.shape
     k = c0.shape[0]
-    ic1 = np.empty(n, np.int64)
-    ic2 = np.empty(n, np.int64)
-    d = np.empty(k)
-    cq = np.empty(k if xq.shape[0] else 0)
+    ic1, ic2, d, cq, c32, nc, c, an1, an2, itran, ncp, live = work
     for L in range(cq.shape[0]):
         cq[L] = _dot(c0, L, c0, L)
-    c32 = np.empty((k if x32.shape[0] else 0, p), np.float32)
     _copy_rows(c0, c32)
     _two_nearest(x, x32, c0, c32, ic1, ic2, d, xq, cq, prm, prm32)
-    nc = np.zeros(k, np.int64)
     for i in range(n):
         nc[ic1[i]] += 1
-    c = np.zeros((k, p))
     for L in range(k):
         if nc[L] == 0:
             return ic1, c, nc, 0, -1
@@ -423,8 +419,6 @@ def as136(x, x32, c0, max_iter, imaxqtr, xq, prm, prm32):
         L = ic1[i]
         for j in range(p):
             c[L, j] += x[i, j]
-    an1 = np.empty(k)
-    an2 = np.empty(k)
     for L in range(k):
         aa = float(nc[L])
         for j in range(p):
@@ -435,9 +429,6 @@ def as136(x, x32, c0, max_iter, imaxqtr, xq, prm, prm32):
         cq[L] = _dot(c, L, c, L)
     _copy_rows(c, c32)
     st = (nc, an1, an2, ic1, ic2)
-    itran = np.ones(k, np.bool_)
-    ncp = np.full(k, -1, np.int64)
-    live = np.zeros(k, np.int64)
     indx = np.int64(0)
     for it in range(1, max_iter + 1):
         indx = _optra(x, x32, c, c32, st, itran, ncp, live, indx, d, xq, cq, prm, prm32)
@@ -456,16 +447,15 @@ def as136(x, x32, c0, max_iter, imaxqtr, xq, prm, prm32):
 
 
 @kernel(reassoc=True)
-def wss_estimate(x, labels, ref):
+def wss_estimate(x, labels, ref, esum, esq, nc):
     """``(W, E)``: the total within sum of squares of the partition ``labels`` computed
     as :func:`~.hartigan_wong._final` computes it (deviations ``e`` from the centres
     ``ref``: ``sum_L max(sum |e|^2 - n_L |mean e|^2, 0)``), summed in any order, and
-    ``E = sum |e|^2``, which its error bound scales with."""
+    ``E = sum |e|^2``, which its error bound scales with. ``esum`` (k, p), ``esq`` and
+    ``nc`` (k): zeros made by the caller (a numpy constructor here would be compiled
+    apart), for the per-cluster sums of ``e`` and ``|e|^2`` and the counts."""
     n, p = x.shape
     k = ref.shape[0]
-    esum = np.zeros((k, p))
-    esq = np.zeros(k)
-    nc = np.zeros(k)
     for i in range(n):
         L = labels[i]
         nc[L] += 1.0

@@ -793,7 +793,9 @@ def _refine(
             labels, kept, n_iter, ifault = refine.run(cents[s])
         except ValueError:  # coincident Lloyd centres or an emptied cluster: skip
             continue
-        runs.append((s, labels, kept, n_iter, ifault, *wss_estimate(x, labels, kept)))
+        k = kept.shape[0]
+        sums = (np.zeros((k, x.shape[1])), np.zeros(k), np.zeros(k))
+        runs.append((s, labels, kept, n_iter, ifault, *wss_estimate(x, labels, kept, *sums)))
         if len(seen) == _N_REFINE:
             break
     return _best_run(x, runs), len(seen)

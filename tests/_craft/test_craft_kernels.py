@@ -297,9 +297,9 @@ def test_compiled_level_sums_are_numpys_gathers(K):
     table = g.normal(size=(levels.sum() + levels.size, K)) * 10.0 ** g.integers(-3, 4, K)
     for q, o in enumerate(offsets):  # the zero row a missing code lands on
         table[o + q] = 0.0
-    got = level_sums(codes, offsets, table, 0, codes.shape[0], np.empty((300, K)))
+    got = level_sums(codes.T, offsets, table, 0, codes.shape[0], np.empty((300, K)))
     assert np.array_equal(_bits(got), _bits(_numpy_level_sums(codes, offsets, table)))
-    part = level_sums(codes, offsets, table, 100, 130, np.empty((30, K)))
+    part = level_sums(codes.T, offsets, table, 100, 130, np.empty((30, K)))
     assert np.array_equal(_bits(part), _bits(got[100:130]))
 
 
