@@ -53,7 +53,7 @@ these sums). The returned centres and within sums of squares are recomputed from
 final partition by matrix products: equal to R's up to rounding, not bit for bit.
 
 The first call in a process loads the compiled stages from numba's on-disk cache (they
-are compiled once per machine, in about 10 s of CPU).
+are compiled once per machine, in 7-9 s of CPU; see :mod:`sparseclust._engine.jit`).
 
 References: Hartigan, J. A. and Wong, M. A. (1979) Algorithm AS 136: A K-means
 clustering algorithm. *Applied Statistics* 28, 100-108. R's ``?kmeans``.
