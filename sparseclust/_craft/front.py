@@ -336,6 +336,8 @@ def _fit_restarts(
         rows = None  # in memory, larger data choose m on the rows K is (or would be) chosen on
         if isinstance(prep.data, core.CraftData) and prep.data.n > (how.sample_rows or prep.data.n):
             rows = select_k.k_sample(prep.data, how.sample_rows, k_seed)
+        elif on_sample is not None:  # Dask: budgets compared on the in-memory sample
+            rows = on_sample
         chosen = select_m.choose_m(
             prep.data,
             settings,
