@@ -15,6 +15,7 @@ against runs of minutes that the signal cuts short.
 from __future__ import annotations
 
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -123,6 +124,12 @@ def _group_left(pgid: int) -> list[int]:
     return out
 
 
+def _line_within(p: subprocess.Popen, seconds: float) -> str:
+    """The child's next stdout line, or "" when none comes within ``seconds``."""
+    ready, _, _ = select.select([p.stdout], [], [], seconds)
+    return p.stdout.readline() if ready else ""
+
+
 def _interrupt(
     setup: str, call: str, *, group: bool, settle: float = 2.0, cleanup: str = "pass"
 ) -> tuple[float, str]:
@@ -141,7 +148,7 @@ def _interrupt(
         time.sleep(settle)  # inside the long call, its workers started
         t0 = time.perf_counter()
         (os.killpg if group else os.kill)(p.pid, signal.SIGINT)
-        line = p.stdout.readline()
+        line = _line_within(p, 120.0)  # a hang fails the test instead of stalling the suite
         elapsed = time.perf_counter() - t0
         out, err = p.communicate(timeout=60)
     finally:

@@ -20,6 +20,7 @@ import threading
 import uuid
 import warnings
 from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
@@ -136,6 +137,44 @@ class _Request:
         self.results: list[Any] | None = None
         self.error: BaseException | None = None
         self.done = False
+
+
+@contextmanager
+def _sigint_flag() -> Any:
+    """An event set by Ctrl-C while the block runs (in the main thread, where the
+    default handler is installed; the handler still raises KeyboardInterrupt). A
+    KeyboardInterrupt raised while the main thread runs a finaliser is printed and
+    dropped by Python; the event keeps it, so the wait below still stops."""
+    import signal
+
+    flag = threading.Event()
+    main = threading.current_thread() is threading.main_thread()
+    if not main or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield flag
+        return
+
+    def on_sigint(signum: int, frame: Any) -> None:
+        flag.set()
+        signal.default_int_handler(signum, frame)
+
+    signal.signal(signal.SIGINT, on_sigint)
+    try:
+        yield flag
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def _finished(futures: list[Any], interrupted: threading.Event) -> Any:
+    """The futures as they finish, polling ``interrupted`` every 0.2 s (a
+    KeyboardInterrupt when it is set)."""
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    pending = set(futures)
+    while pending:
+        if interrupted.is_set():
+            raise KeyboardInterrupt
+        done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+        yield from done
 
 
 class FutureBlocks:
@@ -287,14 +326,12 @@ class FutureBlocks:
                     self._active -= 1
                     self._maybe_flush()
 
-        with ThreadPoolExecutor(max_workers=len(tasks)) as pool:
+        with ThreadPoolExecutor(max_workers=len(tasks)) as pool, _sigint_flag() as interrupted:
             futures = [pool.submit(run, t) for t in tasks]
             try:
-                if _PROGRESS.get():  # a bar over the fits as they finish
-                    from concurrent.futures import as_completed
-
-                    for _ in progress_bar(as_completed(futures), True, "fits", len(futures)):
-                        pass
+                done = _finished(futures, interrupted)
+                for _ in progress_bar(done, _PROGRESS.get(), "fits", len(futures)):
+                    pass  # a bar over the fits as they finish
                 return [f.result() for f in futures]
             except BaseException:  # Ctrl-C (or a fit's error): the other fits stop too
                 with self._cond:
