@@ -195,6 +195,12 @@ def round_half_up(x: float) -> int:
     return int(np.floor(x + 0.5))
 
 
+def fixed_count(m: float, n: int) -> int:
+    """Features a fixed budget ``m`` selects per cluster among ``n`` of one kind:
+    ``round(m n)`` with halves up, at least one (none when there are none)."""
+    return min(n, max(1, round_half_up(m * n)))
+
+
 # -------------------------------------------------------------------- prepared data
 @dataclass(frozen=True, eq=False)
 class CraftData:
@@ -844,7 +850,7 @@ def select(
     v = np.zeros((K, P + Q), dtype=bool)
     if P:
         if budget == "fixed":
-            n_sel = min(P, max(1, round_half_up(m * P)))
+            n_sel = fixed_count(m, P)
             order = np.argsort(_tie_key(st.sigma), axis=1, kind="stable")[:, :n_sel]
             np.put_along_axis(v[:, :P], order, True, axis=1)
         else:
@@ -854,7 +860,7 @@ def select(
         G_kd = -feature_sums(data, st.counts * st.log_eta)
         score = G_d - G_kd
         if budget == "fixed":
-            n_sel = min(Q, max(1, round_half_up(m * Q)))
+            n_sel = fixed_count(m, Q)
             order = np.argsort(_tie_key(-score, np.abs(G_d).max(axis=1)), axis=1, kind="stable")[
                 :, :n_sel
             ]

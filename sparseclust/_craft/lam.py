@@ -42,12 +42,12 @@ def singleton_selection(data: core.CraftData, i: int, m: float) -> np.ndarray:
         z = np.abs(data.X0[i] - data.col_mean) / np.where(data.col_sd > 0, data.col_sd, 1.0)
         if data.M is not None:
             z = np.where(data.M[i] > 0, z, -1.0)
-        n_sel = min(P, max(1, core.round_half_up(m * P)))
+        n_sel = core.fixed_count(m, P)
         v[np.argsort(-z, kind="stable")[:n_sel]] = True
     if Q:
         st = core.singleton(data, i, v)
         score = core.category_scores(data, st)[0]
-        n_sel = min(Q, max(1, core.round_half_up(m * Q)))
+        n_sel = core.fixed_count(m, Q)
         v[P + np.argsort(-score, kind="stable")[:n_sel]] = True
     return v
 

@@ -64,7 +64,7 @@ def candidate_budgets(P: int, Q: int, grid: Sequence[float] = M_GRID) -> list[fl
     """
     groups: dict[tuple[int, int], float] = {}
     for m in grid:
-        counts = tuple(min(n, max(1, core.round_half_up(m * n))) if n else 0 for n in (P, Q))
+        counts = (core.fixed_count(m, P), core.fixed_count(m, Q))
         best = groups.get(counts)
         if best is None or abs(m - K_REFERENCE_M) < abs(best - K_REFERENCE_M) - 1e-12:
             groups[counts] = float(m)
@@ -234,8 +234,8 @@ def choose_m(
         rows.append(
             {
                 "m": m,
-                "n_numeric": min(P, max(1, core.round_half_up(m * P))) if P else 0,
-                "n_categorical": min(Q, max(1, core.round_half_up(m * Q))) if Q else 0,
+                "n_numeric": core.fixed_count(m, P),
+                "n_categorical": core.fixed_count(m, Q),
                 "n_clusters": best.state.K,
                 "neg_loglik": float(best.nll),
                 "n_params": n_parameters(d, best.state),
