@@ -35,6 +35,9 @@ from threadpoolctl import threadpool_limits
 from sparseclust import sparse_hclust
 from sparseclust.exceptions import ConvergenceWarning
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sparcl_side_by_side import simulate  # noqa: E402  (the slides' design, same data)
+
 COMPILE_CODE = """
 import time
 t0 = time.perf_counter()
@@ -46,14 +49,6 @@ rounding_block32(X, 0, 1, np.empty((2, 3), np.float32))
 rounding_block(X, 0, 1, np.empty((2, 3)))
 print(f"{t1 - t0:.3f} {time.perf_counter() - t1:.3f}")
 """
-
-
-def simulate(n: int, p: int, seed: int = 0) -> np.ndarray:
-    """3 clusters (sizes as equal as n allows), means 0 / 0.6 / 1.2 on the first 50 features."""
-    rng = np.random.default_rng(seed)
-    X = rng.standard_normal((n, p))
-    X[:, :50] += np.array([0.0, 0.6, 1.2])[np.arange(n) % 3][:, None]
-    return X
 
 
 def timed(X: np.ndarray, mode: str) -> tuple[float, float]:
