@@ -392,8 +392,9 @@ def _match_rows(truth: np.ndarray, found: np.ndarray) -> list[int]:
 
 
 def _draw_selection(ax: Any, M: Any, title: str, kwargs: dict) -> Any:
-    kw = {"cmap": "Greys", "vmin": 0.0, "vmax": 1.0, "aspect": "auto"}
-    kw["interpolation"] = "nearest"
+    kw = {"cmap": "Greys", "aspect": "auto", "interpolation": "nearest"}
+    if "norm" not in kwargs:  # imshow takes a norm or vmin / vmax, not both
+        kw.update(vmin=0.0, vmax=1.0)
     kw.update(kwargs)
     im = ax.imshow(M.to_numpy(dtype=float), **kw)
     n_rows, n_cols = M.shape
@@ -455,31 +456,87 @@ def _check_relevance(rel: Any, sel: Any) -> Any:
     return pd.DataFrame(arr, index=sel.index, columns=sel.columns)
 
 
-def _subspace_size(n_rows: int, n_cols: int, rel: Any) -> tuple[float, float]:
+#: Largest shaded matrix whose cells get their values written in (``annotate=None``).
+_ANNOTATE_MAX = (20, 30)  # clusters, features
+
+
+def _subspace_size(
+    n_rows: int, n_cols: int, rel: Any, annotate: bool = False
+) -> tuple[float, float]:
     """Figure size (inches) of one selection panel; room for the colourbar and its
-    label with ``rel``."""
-    width, height = max(3.5, 1.6 + 0.17 * n_cols), 1.7 + 0.3 * n_rows
+    label with ``rel``, and wider cells for the written values with ``annotate``."""
+    per_col = 0.34 if annotate else 0.17
+    width, height = max(3.5, 1.6 + per_col * n_cols), 1.7 + 0.3 * n_rows
     if rel is None:
         return width, height
     longest = max(len(str(c)) for c in rel.columns)  # rotated tick labels under the cells
     return width + 1.2, max(height, 1.0 + 0.075 * min(longest, 40) + max(1.6, 0.3 * n_rows))
 
 
-def _draw_panel(ax: Any, sel: Any, rel: Any, title: str, kwargs: dict) -> Any:
+def _annotate_flag(annotate: Any, rel: Any) -> bool:
+    """Whether to write the relevance values in the cells: ``annotate``, or by default
+    (None) when the shaded matrix is small enough for the numbers to fit."""
+    if annotate is not None:
+        from ._data.params import check_bool
+
+        annotate = check_bool("annotate", annotate)
+    if rel is None:
+        return False
+    if annotate is None:
+        return rel.shape[0] <= _ANNOTATE_MAX[0] and rel.shape[1] <= _ANNOTATE_MAX[1]
+    return annotate
+
+
+def _write_values(ax: Any, values: np.ndarray, im: Any) -> None:
+    """Each cell's value (whole numbers from 10 up), white on dark cells."""
+    digits = 0 if np.abs(values).max() >= 10 else 1
+    shade = im.norm(values)
+    for (i, j), v in np.ndenumerate(values):
+        dark = bool(np.ma.getdata(shade)[i, j] > 0.55)
+        ax.text(
+            j,
+            i,
+            f"{v:.{digits}f}",
+            ha="center",
+            va="center",
+            fontsize=7,
+            color="white" if dark else "black",
+        )
+
+
+def _draw_panel(
+    ax: Any, sel: Any, rel: Any, title: str, kwargs: dict, annotate: bool = False
+) -> Any:
     """The selection matrix in black and white, or shaded by ``rel`` with the
-    selected cells outlined and a colourbar."""
+    selected cells outlined, a colourbar and (``annotate``) the values written in."""
     if rel is None:
         return _draw_selection(ax, sel, title, kwargs)
+    from matplotlib import patheffects
+    from matplotlib.colors import PowerNorm
     from matplotlib.patches import Rectangle
 
     values = rel.to_numpy()
     top = float(values.max())
-    kw = {"cmap": "YlOrBr", "vmin": 0.0, "vmax": top if top > 0 else 1.0}
-    im = _draw_selection(ax, rel, title, {**kw, **kwargs})
+    kw = {"cmap": "YlOrBr", **kwargs}
+    if "norm" not in kw:  # square-root scale: one large cell does not wash out the rest
+        vmin, vmax = kw.pop("vmin", 0.0), kw.pop("vmax", top if top > 0 else 1.0)
+        kw["norm"] = PowerNorm(0.5, vmin=vmin, vmax=vmax)
+    im = _draw_selection(ax, rel, title, kw)
+    halo = [patheffects.withStroke(linewidth=3.6, foreground="white")]  # seen on dark cells
     for i, j in zip(*np.nonzero(sel.to_numpy())):
         ax.add_patch(
-            Rectangle((j - 0.42, i - 0.42), 0.84, 0.84, fill=False, edgecolor="#0050b4", lw=1.8)
+            Rectangle(
+                (j - 0.42, i - 0.42),
+                0.84,
+                0.84,
+                fill=False,
+                edgecolor="#0050b4",
+                lw=1.8,
+                path_effects=halo,
+            )
         )
+    if annotate:
+        _write_values(ax, values, im)
     ax.set_xlabel("feature (outlined = selected)")
     extend = "min" if (values < im.norm.vmin).any() else "neither"
     ax.figure.colorbar(im, ax=ax, label="relevance (nats)", extend=extend)
@@ -493,6 +550,7 @@ def plot_subspaces(
     ax: Any = None,
     match: bool = True,
     relevance: Any = None,
+    annotate: bool | None = None,
     **kwargs: Any,
 ) -> Any:
     """Draw the clusters x features selection matrix, as in the CRAFT paper's Figs. 2-4.
@@ -521,15 +579,23 @@ def plot_subspaces(
         than the truth) are appended at the bottom.
     relevance : DataFrame of numbers, or True, optional
         Shade the (recovered) selection matrix by relevance instead of drawing it in
-        black and white: cells coloured on a sequential scale from 0 to the largest
-        value (negative values drawn as 0), selected cells outlined, and a colourbar
-        "relevance (nats)". A DataFrame with the same clusters and
+        black and white: cells coloured on a sequential square-root scale from 0 to
+        the largest value (negative values drawn as 0; relevances are heavy-tailed,
+        and on a linear scale one large cell leaves the others blank), selected
+        cells outlined (blue, with a white edge that shows on dark cells), and a
+        colourbar "relevance (nats)". A DataFrame with the same clusters and
         features as ``selected`` (e.g. ``CraftResult.relevance``), or True to take
         ``selected.relevance`` from a fit. Default: the black-and-white matrix.
+    annotate : bool, optional
+        With ``relevance``: write each cell's value in it (whole numbers from 10
+        up). Default (None): when the matrix has at most 20 clusters and 30
+        features. The new figure's cells are then twice as wide.
     **kwargs
         Passed to ``Axes.imshow`` (defaults: ``cmap="Greys"``, ``vmin=0``,
         ``vmax=1``, ``aspect="auto"``, ``interpolation="nearest"``; with
-        ``relevance``: ``cmap="YlOrBr"``, ``vmin=0``, ``vmax`` the largest relevance).
+        ``relevance``: ``cmap="YlOrBr"`` and ``norm=PowerNorm(0.5, vmin, vmax)``
+        with ``vmin=0`` and ``vmax`` the largest relevance, either of which can be
+        passed; ``norm=`` replaces the scale).
 
     Returns
     -------
@@ -554,6 +620,8 @@ def plot_subspaces(
     >>> fig = plot_subspaces(truth, relevance=truth * 0.8 + 0.2)
     >>> fig.axes[1].get_ylabel()
     'relevance (nats)'
+    >>> fig.axes[0].texts[0].get_text()  # the values, written in the cells
+    '1.0'
     >>> plt.close(fig)
     """
     from ._data.params import check_bool
@@ -565,20 +633,21 @@ def plot_subspaces(
     sel = _bool_frame("selected", selected)
     if rel is not None:
         rel = _check_relevance(rel, sel)
+    annotate = _annotate_flag(annotate, rel)
     if truth is None:
         if ax is None:
             import matplotlib.pyplot as plt
 
             n_rows, n_cols = sel.shape
             fig, ax = plt.subplots(
-                figsize=_subspace_size(n_rows, n_cols, rel), layout="constrained"
+                figsize=_subspace_size(n_rows, n_cols, rel, annotate), layout="constrained"
             )
         elif not hasattr(ax, "imshow"):
             raise TypeError(
                 f"ax must be a matplotlib Axes; got ax of type {type(ax).__name__}. "
                 "Leave ax=None for a new figure."
             )
-        _draw_panel(ax, sel, rel, "Selected features", kwargs)
+        _draw_panel(ax, sel, rel, "Selected features", kwargs, annotate)
         return ax.figure
 
     tru = _bool_frame("truth", truth)
@@ -601,10 +670,9 @@ def plot_subspaces(
 
         n_rows, n_cols = max(tru.shape[0], sel.shape[0]), tru.shape[1]
         width, height = _subspace_size(n_rows, n_cols, None)
-        width = 2 * width + (0.0 if rel is None else _subspace_size(n_rows, n_cols, rel)[0] - width)
-        fig, axes = plt.subplots(
-            1, 2, figsize=(width, _subspace_size(n_rows, n_cols, rel)[1]), layout="constrained"
-        )
+        shaded = _subspace_size(n_rows, n_cols, rel, annotate)
+        width = width + (width if rel is None else shaded[0])
+        fig, axes = plt.subplots(1, 2, figsize=(width, shaded[1]), layout="constrained")
     else:
         axes = list(ax) if isinstance(ax, list | tuple | np.ndarray) else [ax]
         if len(axes) != 2 or not all(hasattr(a, "imshow") for a in axes):
@@ -614,7 +682,7 @@ def plot_subspaces(
                 "fig, axs = plt.subplots(1, 2) then ax=axs."
             )
     _draw_selection(axes[0], tru, "True subspaces", kwargs if rel is None else {})
-    _draw_panel(axes[1], sel, rel, "Recovered subspaces", kwargs)
+    _draw_panel(axes[1], sel, rel, "Recovered subspaces", kwargs, annotate)
     return axes[0].figure
 
 

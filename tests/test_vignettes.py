@@ -35,6 +35,7 @@ FIGURES = {
         "craft_k_selection.png",
         "craft_adult_subspaces.png",
         "craft_adult_profiles.png",
+        "craft_penguins_relevance.png",
     ],
     "05_covariate_clustering.py": [
         "covariate_path.png",

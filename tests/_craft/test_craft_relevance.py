@@ -165,6 +165,57 @@ def test_plot_relevance_shades_and_outlines(mixed_fit):
     assert ax.get_xlabel() == "feature (outlined = selected)"
 
 
+def _cell_texts(ax) -> dict[tuple[int, int], str]:
+    return {
+        (round(t.get_position()[1]), round(t.get_position()[0])): t.get_text() for t in ax.texts
+    }
+
+
+def test_plot_relevance_reads_on_a_heavy_tail(mixed_fit):
+    rel = mixed_fit.relevance
+    fig = mixed_fit.plot_subspaces(relevance=True)
+    ax, cbar = fig.axes
+    im = ax.images[0]
+    # square-root scale: a quarter of the largest value is half-way up the colours
+    assert type(im.norm).__name__ == "PowerNorm" and im.norm.gamma == 0.5
+    top = rel.max().max()
+    assert float(im.norm(top / 4)) == pytest.approx(0.5)
+    # the outlines carry a white edge (visible on the darkest cells)
+    for patch in ax.patches:
+        (halo,) = patch.get_path_effects()
+        assert halo._gc["foreground"] == "white"
+    # a small matrix gets its values written in, one per cell, white on dark cells
+    texts = _cell_texts(ax)
+    assert set(texts) == {(i, j) for i in range(rel.shape[0]) for j in range(rel.shape[1])}
+    digits = 0 if rel.abs().max().max() >= 10 else 1
+    for (i, j), text in texts.items():
+        assert text == f"{rel.iat[i, j]:.{digits}f}"
+    colours = {t.get_color() for t in ax.texts if float(t.get_text()) >= top * 0.9}
+    assert colours == {"white"}
+    assert fig.get_size_inches()[0] == pytest.approx(max(3.5, 1.6 + 0.34 * rel.shape[1]) + 1.2)
+
+
+def test_plot_relevance_annotate_and_scale_options(mixed_fit):
+    rel = mixed_fit.relevance
+    fig = mixed_fit.plot_subspaces(relevance=True, annotate=False)
+    assert not fig.axes[0].texts
+    assert fig.get_size_inches()[0] == pytest.approx(max(3.5, 1.6 + 0.17 * rel.shape[1]) + 1.2)
+    fig = mixed_fit.plot_subspaces(relevance=True, vmax=2 * rel.max().max())
+    assert fig.axes[0].images[0].norm.vmax == 2 * rel.max().max()
+    from matplotlib.colors import Normalize
+
+    fig = mixed_fit.plot_subspaces(relevance=True, norm=Normalize(0, 1))
+    assert type(fig.axes[0].images[0].norm) is Normalize
+    big = pd.DataFrame(np.ones((2, 31)), columns=[f"f{j}" for j in range(31)])
+    fig = plot_subspaces(big > 0, relevance=big)  # too many columns to write values in
+    assert not fig.axes[0].texts
+    fig = plot_subspaces(big > 0, relevance=big, annotate=True)
+    assert len(fig.axes[0].texts) == big.size
+    assert not plot_subspaces(big > 0, annotate=True).axes[0].texts  # black and white
+    with pytest.raises(TypeError, match="annotate must be True or False"):
+        plot_subspaces(big > 0, relevance=big, annotate="yes")
+
+
 def test_plot_default_unchanged(mixed_fit):
     fig = mixed_fit.plot_subspaces()
     assert len(fig.axes) == 1
