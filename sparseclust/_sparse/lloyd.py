@@ -600,6 +600,101 @@ def _batched_lloyd(
     return states, c, wss, converged, n_iter
 
 
+def _use_gram(ex: Any, p: int, S: int, k: int) -> bool:
+    """Whether the batched Lloyd phase runs in the rows' Gram space (:func:`_gram_lloyd`):
+    in memory, one block, and cheaper there. Per iteration the data-space product costs
+    ``2 n p S k`` flops and the Gram one ``2 n^2 S k``, after ``n^2 p`` once (counted
+    over ten iterations); the ``n x n`` Gram matrix is kept below 128 MiB."""
+    if not isinstance(ex, LocalBlocks) or len(ex) != 1:
+        return False
+    n = ex.n
+    return n * n <= _GRAM_MAX_CELLS and n * n * (p + 20 * S * k) < 20 * n * p * S * k
+
+
+#: Largest Gram matrix (cells) of the Gram-space Lloyd phase (128 MiB of float64).
+_GRAM_MAX_CELLS = 2**24
+
+
+def _gram_reseed(own: np.ndarray, lab: np.ndarray, cnt: np.ndarray) -> None:
+    """Re-seed one start's empty clusters in place, as :func:`_reseed` does on one block:
+    each at the row farthest from its centre (``own``, first in data order on ties)
+    whose own cluster keeps a member."""
+    for j in np.flatnonzero(cnt == 0).tolist():
+        for i in np.argsort(-own, kind="stable").tolist():
+            if cnt[lab[i]] > 1:
+                cnt[lab[i]] -= 1
+                lab[i] = j
+                cnt[j] = 1
+                own[i] = 0.0
+                break
+
+
+def _gram_lloyd(xs: np.ndarray, starts: np.ndarray, max_iter: int) -> tuple[Any, ...]:
+    """:func:`_batched_lloyd` in the rows' Gram space, for few rows of many features.
+
+    ``xs`` is the centred (viewed) data and ``starts`` the ``(S, k)`` rows that start
+    each run. With ``G = xs xs'`` the products a centre ``c_j`` (the mean of its
+    members ``C_j``) takes are ``xs c_j = G 1_{C_j} / |C_j|`` and
+    ``|c_j|^2 = 1_{C_j}' G 1_{C_j} / |C_j|^2``: an iteration costs ``2 n^2 S k`` flops
+    instead of ``2 n p S k``. The iterations, stopping, re-seeding and tie rules are
+    those of :func:`_batched_lloyd` (the same partitions up to the rounding of the
+    products); the centres (``S, k, p``) are formed once, at the end."""
+    S, k = starts.shape
+    n = xs.shape[0]
+    G = xs @ xs.T
+    xq = np.diagonal(G).copy()
+    xc = G[starts.ravel()].reshape(S, k, n)  # x_i . c_sj, as [s, j, i]
+    cn = xq[starts]  # |c_sj|^2
+    lab_all = np.full((S, n), -1, dtype=_label_dtype(k))
+    counts = np.zeros((S, k), dtype=np.int64)
+    converged = np.zeros(S, dtype=bool)
+    n_iter = np.full(S, max_iter + 1, dtype=np.int64)  # R's $iter convention
+    active = np.arange(S)
+    rows = np.arange(n)
+    for it in range(max_iter):
+        dist = cn[active][:, :, None] - 2.0 * xc[active]  # (A, k, n)
+        lab, best = _first_argmin(dist)
+        changed = (lab != lab_all[active]).any(axis=1)
+        converged[active[~changed]] = True
+        n_iter[active[~changed]] = it + 1
+        keep = np.flatnonzero(changed)
+        if keep.size == 0:
+            break
+        lab = lab[keep]
+        A = keep.size
+        cnt = np.bincount((lab + (np.arange(A) * k)[:, None]).ravel(), minlength=A * k)
+        cnt = cnt.reshape(A, k)
+        for a in np.flatnonzero((cnt == 0).any(axis=1)).tolist():
+            _gram_reseed(best[keep[a]] + xq, lab[a], cnt[a])
+        active = active[keep]
+        lab_all[active] = lab
+        counts[active] = cnt
+        onehot = np.zeros((A * k, n))
+        onehot[(lab + (np.arange(A) * k)[:, None]).ravel(), np.tile(rows, A)] = 1.0
+        q = onehot @ G  # (A k, n): sum of x_l . x_i over each cluster's members l
+        size = cnt.reshape(-1, 1).astype(float)
+        xc[active] = (q / size).reshape(A, k, n)
+        cn[active] = (np.einsum("jl,jl->j", onehot, q)[:, None] / size**2).reshape(A, k)
+    wss = xq.sum() - np.einsum("sk,sk->s", counts, cn)
+    onehot = np.zeros((S * k, n))
+    onehot[(lab_all + (np.arange(S) * k)[:, None]).ravel(), np.tile(rows, S)] = 1.0
+    cents = (onehot @ xs).reshape(S, k, -1) / counts[:, :, None]
+    return [{"lab": lab_all}], cents, wss, converged, n_iter
+
+
+def _first_argmin(dist: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(argmin over axis 1, min over axis 1)`` of ``(A, k, n)`` distances, the first
+    index on ties (as ``argmin``; a loop over the few ``k`` beats its small-axis
+    reduction)."""
+    best = dist[:, 0, :].copy()
+    lab = np.zeros(best.shape, dtype=np.intp)
+    for j in range(1, dist.shape[1]):
+        closer = dist[:, j, :] < best
+        np.copyto(best, dist[:, j, :], where=closer)
+        lab[closer] = j
+    return lab, best
+
+
 def _k_ms_pick(block, offset, state, s):
     return state["lab"][s].astype(np.int64), None
 
@@ -645,7 +740,9 @@ def kmeans_multi_start(
 
     The starts are not run one after another. Lloyd's iterations run for all starts
     together (one matrix product per iteration with the stacked ``(n_init k) x p``
-    centres, cluster sums by a one-hot product), until each start's labels stop changing
+    centres, cluster sums by a one-hot product; with few rows of many features in memory
+    the same iterations run in the rows' Gram space, see :func:`_gram_lloyd`), until
+    each start's labels stop changing
     (at most ``max_iter`` iterations for ``algorithm="lloyd"``, 30 before a Hartigan–Wong
     refinement). A cluster that empties during Lloyd is re-seeded at the point farthest
     from its centre. For ``"lloyd"`` the start with the lowest total within sum of
@@ -746,7 +843,11 @@ def multi_start_blocks(
         idx = _starts(xs, np.einsum("ij,ij->i", xs, xs), uniq, k, n_init, init, gen)
         c0 = xs[idx]
     lloyd_iter = max_iter if algorithm == "lloyd" else max(max_iter, _LLOYD_PRE_MAX_ITER)
-    states, cents, lwss, lconv, liter = _batched_lloyd(ex, view, mu, c0, lloyd_iter)
+    if _use_gram(ex, c0.shape[2], n_init, k):
+        xs = _z(ex.blocks[0], view) - mu
+        states, cents, lwss, lconv, liter = _gram_lloyd(xs, idx, lloyd_iter)
+    else:
+        states, cents, lwss, lconv, liter = _batched_lloyd(ex, view, mu, c0, lloyd_iter)
     info.update(lloyd_wss=lwss, lloyd_converged=lconv)
     order = np.argsort(lwss, kind="stable")
     best: tuple[float, int, Any, np.ndarray, int, int] | None = None

@@ -587,6 +587,64 @@ def test_multi_start_reproducible_and_labelled(algorithm, init):
     assert info["algorithm"] == algorithm and info["converged"]
 
 
+@pytest.mark.parametrize("init", ["random", "k-means++"])
+def test_gram_lloyd_phase_takes_the_data_space_decisions(monkeypatch, init):
+    """Few rows of many features: the multi-start's Lloyd phase runs in the rows' Gram
+    space; on continuous data its partitions (re-seeding of emptied clusters included)
+    and so the refined result are those of the data-space phase, and the Lloyd WSS
+    agree. (Exact ties of distances, on data with repeated values, may be resolved
+    differently: the two round differently.)"""
+    from sparseclust._sparse import lloyd as lloyd_mod
+
+    gram = lloyd_mod._use_gram
+    used = []
+    monkeypatch.setattr(lloyd_mod, "_use_gram", lambda *a: used.append(gram(*a)) or used[-1])
+    for seed in range(40):
+        g = np.random.default_rng(seed)
+        n = int(g.integers(12, 60))
+        k = int(g.integers(2, 7))
+        x = g.normal(size=(n, 3 * n))
+        x[:, :10] += g.integers(0, k, n)[:, None] * g.uniform(0, 1.5)
+        for algorithm in ("hartigan-wong", "lloyd"):
+            a = kmeans_multi_start(x, k, n_init=10, rng=seed, algorithm=algorithm, init=init)
+            monkeypatch.setattr(lloyd_mod, "_use_gram", lambda *a: False)
+            b = kmeans_multi_start(x, k, n_init=10, rng=seed, algorithm=algorithm, init=init)
+            monkeypatch.setattr(
+                lloyd_mod, "_use_gram", lambda *a: used.append(gram(*a)) or used[-1]
+            )
+            np.testing.assert_array_equal(a[0], b[0])
+            assert a[2] == pytest.approx(b[2], rel=1e-12)
+            np.testing.assert_allclose(a[3]["lloyd_wss"], b[3]["lloyd_wss"], rtol=1e-9, atol=1e-9)
+            np.testing.assert_array_equal(a[3]["lloyd_converged"], b[3]["lloyd_converged"])
+    assert all(used)  # every call above took the Gram path
+
+
+@pytest.mark.parametrize("seed", [157, 824, 1680, 2115, 2310])
+def test_gram_lloyd_reseeds_emptied_clusters_as_the_data_space_phase(monkeypatch, seed):
+    """Starts whose clusters empty during Lloyd (these seeds do) are re-seeded at the
+    same farthest points, giving the same labels, centres and WSS."""
+    from sparseclust._sparse import lloyd as lloyd_mod
+
+    calls = []
+    reseed = lloyd_mod._gram_reseed
+    monkeypatch.setattr(lloyd_mod, "_gram_reseed", lambda *a: calls.append(1) or reseed(*a))
+    g = np.random.default_rng(seed)
+    n, k = int(g.integers(6, 14)), int(g.integers(3, 6))
+    p = int(g.integers(2 * n, 3 * n))
+    x = g.normal(size=(n, p)) * np.r_[np.ones(2) * 3, np.ones(p - 2) * 0.2]
+    starts = np.stack([g.choice(n, k, replace=False) for _ in range(4)])
+    mu = x.mean(axis=0)
+    xs = x - mu
+    got = lloyd_mod._gram_lloyd(xs, starts, 10)
+    want = lloyd_mod._batched_lloyd(lloyd_mod.one_block(x), None, mu, xs[starts], 10)
+    assert calls  # a cluster emptied
+    np.testing.assert_array_equal(got[0][0]["lab"], want[0][0]["lab"])
+    np.testing.assert_allclose(got[1], want[1], atol=1e-12)
+    np.testing.assert_allclose(got[2], want[2], rtol=1e-12)
+    np.testing.assert_array_equal(got[3], want[3])
+    np.testing.assert_array_equal(got[4], want[4])
+
+
 def test_multi_start_as_good_as_sklearn():
     from sklearn.cluster import KMeans
     from threadpoolctl import threadpool_limits
