@@ -62,6 +62,7 @@ import resource
 import sys
 import time
 import warnings
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -72,7 +73,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from craft_speed import planted  # noqa: E402
 
 from sparseclust import craft  # noqa: E402
-from sparseclust._craft import core  # noqa: E402
+from sparseclust._craft import core, select_k  # noqa: E402
+from sparseclust._engine.threads import single_blas_thread  # noqa: E402
 
 CALLS = [0]
 _craft_fit = core.craft_fit
@@ -142,6 +144,104 @@ def show(title: str, rows: list[dict]) -> None:
         print(pd.DataFrame(rows).to_string(index=False))
 
 
+# ------------------------------------------------------------------ the panel sets
+PANEL_K = {  # the class counts of benchmarks/mixed_panel.py
+    "adult": 2,
+    "banknote": 2,
+    "heart_disease_cleveland": 2,
+    "house_votes_84": 2,
+    "monk3": 2,
+    "mushroom_complete": 2,
+    "penguins": 3,
+    "soybean_large": 19,
+    "spambase": 2,
+    "splice": 3,
+    "wine": 3,
+    "zoo": 7,
+}
+
+
+def _recorded(fn):
+    """(result, CPU s, the agreement tensor of the call's choice of K or None)."""
+    seen: list = []
+    orig = select_k.agreement
+
+    def keep(*args, **kwargs):
+        out = orig(*args, **kwargs)
+        seen.append(out)
+        return out
+
+    select_k.agreement = keep
+    try:
+        c0 = time.process_time()
+        out = fn()
+        return out, time.process_time() - c0, (seen[-1] if seen else None)
+    finally:
+        select_k.agreement = orig
+
+
+def disjoint_choice(fit, A) -> int:
+    """The K earlier versions chose from the same fits: the mean over the disjoint
+    pairs of subsamples (0, 1), (2, 3), ... (the gap test's verdict kept)."""
+    tab = fit.k_selection
+    if tab.attrs.get("gap_test") == "K = 1" or A is None:
+        return int(fit.k)
+    S = A[0].shape[1]
+    pairs = np.array([A[0][:, s, s + 1] for s in range(0, S - 1, 2)])  # (pairs, K)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return select_k.stability_choice(tab["k"].tolist()[1:], np.nanmean(pairs, axis=0))
+
+
+def panel(sets: list[str], seeds: list[int]) -> list[dict]:
+    """Each panel set and seed at one BLAS thread, CPU seconds (``time.process_time``):
+    ``craft(X)`` with every K fitted on every subsample (``EARLY_DROP = None``: the
+    complete table, the fits of earlier versions; ``K disjoint`` is their choice by
+    the disjoint pairs, ``K all pairs`` by all pairs), then the default (sequential)
+    ``craft(X)``, then ``craft(X, k=classes)``; m = "auto" throughout."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from mixed_panel import load_set
+
+    rows = []
+    with single_blas_thread():
+        craft(small_frame(60), k=2, rng=0)  # compiled kernels loaded
+        for name in sets:
+            data = load_set(name)
+            if isinstance(data, str):
+                print(f"{name}: {data}")
+                continue
+            X = data[0]
+            for seed in seeds:
+                k = PANEL_K[name]
+                call = partial(craft, X, rng=seed, progress=False)
+                early, select_k.EARLY_DROP = select_k.EARLY_DROP, None
+                try:
+                    full, c_full, A = _recorded(call)
+                finally:
+                    select_k.EARLY_DROP = early
+                auto, c_auto, _ = _recorded(call)
+                _, c_k, _ = _recorded(partial(call, k=k))
+                fits = auto.k_selection["fits"].dropna()
+                rows.append(
+                    {
+                        "set": name,
+                        "seed": seed,
+                        "classes": k,
+                        "K disjoint": disjoint_choice(full, A),
+                        "K all pairs": int(full.k),
+                        "K": int(auto.k),
+                        "fits share": round(float(fits.sum() / (fits.max() * len(fits))), 2),
+                        "auto complete s": round(c_full, 2),
+                        "auto s": round(c_auto, 2),
+                        "k=K s": round(c_k, 2),
+                        "ratio complete": round(c_full / c_k, 2),
+                        "ratio": round(c_auto / c_k, 2),
+                    }
+                )
+                print(rows[-1], flush=True)
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--small", default="10,100,1000")
@@ -149,8 +249,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--k-rows", default="", help="other k_sample_rows to try on --rows")
     p.add_argument("--extrapolate", type=int, default=2_000_000)
     p.add_argument("--skip-large", action="store_true")
+    p.add_argument("--panel", default="", help="panel sets (comma-separated, or all)")
+    p.add_argument("--seeds", default="0,1,2", help="seeds of --panel")
     a = p.parse_args(argv)
     warnings.simplefilter("ignore")  # CalibrationWarning etc. are not the point here
+    if a.panel:
+        sets = list(PANEL_K) if a.panel == "all" else a.panel.split(",")
+        rows = panel(sets, [int(s) for s in a.seeds.split(",")])
+        show("panel sets: craft() against craft(k=classes), CPU s, one BLAS thread", rows)
+        return 0
     load = os.getloadavg()[0]
     print(
         f"machine: {platform.machine()}, {os.cpu_count()} cores, load average {load:.1f}, "

@@ -31,15 +31,21 @@ from .prepared import Prepared
 __all__ = [
     "KChoice",
     "adjusted_rand",
+    "agreement",
     "best_nll",
     "choice_fits",
     "choose_k",
+    "contenders",
+    "fit_labels",
     "gap_select",
+    "jackknife_se",
     "k_cap",
     "k_sample",
+    "pair_mean",
     "ref_curve",
     "stability_choice",
     "stability_select",
+    "stability_stats",
     "subsample_labels",
 ]
 
@@ -223,7 +229,8 @@ def _criterion(table: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray,
 def curve_is_flat(table: pd.DataFrame, k: int, n_pairs: int | None = None) -> bool:
     """Whether the chosen ``k`` (>= 2) does not beat a neighbouring K's criterion by
     more than the noise: the larger of the two standard errors of the mean stability
-    (sd / sqrt(``n_pairs``)), or of the gap's ``sd_gap`` (Tibshirani's s_k). The curve
+    (``se_stability``, the jackknife's over subsamples; sd / sqrt(``n_pairs``) for a
+    table without it), or of the gap's ``sd_gap`` (Tibshirani's s_k). The curve
     is then flat there and the data do not support the choice between them. For the
     gap statistic only the step from ``k - 1`` counts (its rule already stops where
     ``k + 1`` adds nothing); an exact tie without noise (two perfectly stable K) is
@@ -237,7 +244,9 @@ def curve_is_flat(table: pd.DataFrame, k: int, n_pairs: int | None = None) -> bo
     (True, False)
     """
     ks, y, sd, name = _criterion(table)
-    if name == "stability" and n_pairs:
+    if name == "stability" and "se_stability" in table.columns:
+        sd = table["se_stability"].to_numpy(dtype=float)  # of the mean over all pairs
+    elif name == "stability" and n_pairs:
         sd = sd / np.sqrt(n_pairs)
     at = np.flatnonzero(ks == k)
     if k < 2 or at.size == 0 or not np.isfinite(y[at[0]]):
@@ -255,9 +264,14 @@ def curve_is_flat(table: pd.DataFrame, k: int, n_pairs: int | None = None) -> bo
 def verdict_text(table: pd.DataFrame, k: int) -> str:
     """Each K's criterion (mean +/- sd) and the verdict, one line each."""
     ks, y, sd, name = _criterion(table)
+    fits = (
+        table["fits"].to_numpy(dtype=float) if "fits" in table.columns else np.full(len(ks), np.nan)
+    )
+    top = np.nanmax(fits) if np.isfinite(fits).any() else np.nan
     lines = [
         f"  K = {int(kk)}: {name} {v:.3f} +/- {s:.3f}"
-        for kk, v, s in zip(ks, y, sd, strict=True)
+        + (f" (left after {int(f)} of {int(top)} subsamples)" if f < top else "")
+        for kk, v, s, f in zip(ks, y, sd, fits, strict=True)
         if np.isfinite(v)
     ]
     if table.attrs.get("flat"):
@@ -418,7 +432,22 @@ def subsample_labels(
     seeded restarts, lowest negative log-likelihood) and assign every row of ``d`` to
     the fitted clusters by the fit's cost (as ``predict``); None when no restart
     reached ``k`` clusters."""
-    sub = core.take_rows(d, rows)
+    return fit_labels(d, core.take_rows(d, rows), settings, consts, k, seed, n_restarts, n_seeded)
+
+
+def fit_labels(
+    d: core.CraftData,
+    sub: core.CraftData,
+    settings: core.Settings,
+    consts: core.Constants,
+    k: int,
+    seed: np.random.SeedSequence,
+    n_restarts: int,
+    n_seeded: int,
+) -> np.ndarray | None:
+    """:func:`subsample_labels` on a subsample ``sub`` of ``d`` taken once
+    (``core.take_rows``) and shared by the fits at every K: its blocking and row
+    caches are built once, and the labels are those of a fresh copy bit for bit."""
     seeds = seed.spawn(n_restarts + n_seeded)
     runs = restarts.calibrated_runs(
         sub, settings, consts, k, seeds[:n_restarts], None, seeds[n_restarts:]
@@ -429,6 +458,14 @@ def subsample_labels(
         return None
     D = core.costs(d, best.state, consts.F_delta, sigma_override=settings.sigma_override)
     return D.argmin(axis=1)
+
+
+#: The sequential stability test (:func:`stability_select`): (fits, z). Once every K
+#: has been fitted on ``fits`` subsamples, after each further subsample a K is no
+#: longer fitted when the leading K's mean agreement beats its own by more than ``z``
+#: jackknife standard errors (one-sided 1 % at 2.33). None: every K is fitted on
+#: every subsample (the complete table, at about 1.7 times the cost on the panel).
+EARLY_DROP: tuple[int, float] | None = (4, 2.33)
 
 
 def stability_select(
@@ -451,17 +488,27 @@ def stability_select(
        ``n_seeded``: the observed and the ``n_refs`` column-permuted reference curves
        all take the best of ``craft(k=K)``'s calibrated and seeded restarts); K = 1
        when Gap(1) >= Gap(2) - s_2 (Tibshirani, Walther & Hastie's rule).
-    2. Otherwise, for K = 2..k_max: ``n_pairs`` pairs of subsamples (each
-       ``subsample`` of the rows, without replacement, independent of the other);
-       each subsample is clustered into K clusters as ``craft(k=K)`` does, every row
-       of the data assigned to the fitted clusters by the fit's cost, and the two
-       assignments compared by the adjusted Rand index. Stability(K) is the mean over
-       pairs; K is the most stable (:func:`stability_choice`). This is the clustering
+    2. Otherwise, for K = 2..k_max: ``2 n_pairs`` subsamples (``n_pairs`` pairs of
+       them, each ``subsample`` of the rows, without replacement, independent of the
+       others), the same rows for every K; each is clustered into K clusters as
+       ``craft(k=K)`` does, every row of the data assigned to the fitted clusters by
+       the fit's cost, and every two assignments compared by the adjusted Rand index.
+       Stability(K) is the mean over all pairs of subsamples (a U-statistic: the
+       expected agreement of two independent subsample fits, the quantity the mean
+       over the ``n_pairs`` disjoint pairs estimates, with no larger variance); K is
+       the most stable (:func:`stability_choice`). This is the clustering
        instability of Ben-Hur, Elisseeff & Guyon (2002) and Fang & Wang (2012), with
        the chance-corrected Rand index as the similarity: the raw share of agreeing
        pairs rises with K on data without clusters, the adjusted index does not.
        Subsamples keep the whole data's global statistics (standardisation, global
        level shares, the sd floor's reference).
+    3. Sequentially (:data:`EARLY_DROP`): every K is fitted on the first subsamples,
+       then one subsample at a time is added; a K whose mean agreement trails the
+       leading K's by more than ``z`` jackknife standard errors of the difference
+       (over the subsamples fitted so far, the same ones for both) is not fitted
+       further, and cannot be chosen. The table keeps its mean over the subsamples it
+       was fitted on (column ``fits``) and ``se_stability`` its jackknife standard
+       error.
     """
     (n_gap, n_seeded), pair_fits = choice_fits(prep.data.n, n_restarts)
     gap_seed, pair_root = seed.spawn(2)
@@ -480,21 +527,22 @@ def stability_select(
     one = choose_by_gap([1, 2], g, s, "Tibs2001SEmax") == 0
     ks = list(range(2, k_max + 1))
     size = max(int(round(subsample * prep.data.n)), k_max)
-    ari = _pair_agreement(
-        prep.data, settings, consts, ks, pair_root, n_pairs, size, pair_fits, n_jobs
+    A, fitted = agreement(
+        prep.data, settings, consts, ks, pair_root, n_pairs, size, pair_fits, n_jobs, EARLY_DROP
     )
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # K never reached
-        stab = np.nanmean(ari, axis=0)
-        sd = np.nanstd(ari, axis=0)
-    chosen = 1 if one else stability_choice(ks, stab)
+    stab, sd, se = stability_stats(A, fitted)
+    last = fitted == fitted.max()  # the K fitted on every subsample compete
+    chosen = 1 if one else stability_choice(ks, np.where(last, stab, np.nan))
+    nan = [np.nan] * (len(ks) - 1)
     table = pd.DataFrame(
         {
             "k": [1, *ks],
             "stability": [np.nan, *stab],
             "sd_stability": [np.nan, *sd],
-            "gap": [g[0], g[1], *([np.nan] * (len(ks) - 1))],
-            "sd_gap": [s[0], s[1], *([np.nan] * (len(ks) - 1))],
+            "se_stability": [np.nan, *se],
+            "fits": [np.nan, *fitted.astype(float)],
+            "gap": [g[0], g[1], *nan],
+            "sd_gap": [s[0], s[1], *nan],
             "chosen": [kk == chosen for kk in [1, *ks]],
         }
     )
@@ -502,7 +550,36 @@ def stability_select(
     return chosen, table
 
 
-def _pair_agreement(
+def _draw_subsamples(
+    d: core.CraftData, pair_root: np.random.SeedSequence, n_pairs: int, size: int, n_k: int
+) -> tuple[list[np.ndarray], list[list[np.random.SeedSequence]]]:
+    """The ``2 n_pairs`` subsamples (rows, in data order) and each one's fit seed per
+    K: pair ``b`` draws its two row sets from ``default_rng`` of its seed and the fit
+    of side ``i`` at the ``j``-th K takes that seed's child ``2 j + i`` (the rows and
+    seeds of earlier versions, which drew both per K)."""
+    rows, seeds = [], []
+    for ps in pair_root.spawn(n_pairs):
+        g_rows = np.random.default_rng(ps)
+        rows += [np.sort(g_rows.choice(d.n, size, replace=False)) for _ in range(2)]
+        kids = ps.spawn(2 * n_k)
+        seeds += [[kids[2 * j + side] for j in range(n_k)] for side in range(2)]
+    return rows, seeds
+
+
+def _fit_task(
+    shared: tuple[core.CraftData, list[core.CraftData]],
+    s: int,
+    settings: core.Settings,
+    consts: core.Constants,
+    k: int,
+    seed: np.random.SeedSequence,
+    fits: tuple[int, int],
+) -> np.ndarray | None:
+    d, subs = shared
+    return fit_labels(d, subs[s], settings, consts, k, seed, *fits)
+
+
+def agreement(
     d: core.CraftData,
     settings: core.Settings,
     consts: core.Constants,
@@ -512,29 +589,116 @@ def _pair_agreement(
     size: int,
     fits: tuple[int, int],
     n_jobs: int | None,
-) -> np.ndarray:
-    """(n_pairs, len(ks)): the adjusted Rand index between the assignments of the two
-    subsamples (``size`` rows each) of each pair at each K (NaN where either fit
-    missed K); each subsample fitted with ``fits = (n_restarts, n_seeded)``."""
-    tasks: list[restarts.Task] = []
-    cells = []
-    for b, ps in enumerate(pair_root.spawn(n_pairs)):
-        g_rows = np.random.default_rng(ps)
-        rows = [np.sort(g_rows.choice(d.n, size, replace=False)) for _ in range(2)]
-        for j, kk in enumerate(ks):
-            for side, fs in enumerate(ps.spawn(2)):
-                args = (d, settings, consts, kk, rows[side], fs, *fits)
-                tasks.append((subsample_labels, args))
-                cells.append((b, j, side))
-    labels = restarts.parallel(n_jobs, tasks)
-    ari = np.full((n_pairs, len(ks)), np.nan)
-    got: dict[tuple[int, int], list] = {}
-    for (b, j, _side), lab in zip(cells, labels):
-        got.setdefault((b, j), []).append(lab)
-    for (b, j), (la, lb) in got.items():
-        if la is not None and lb is not None:
-            ari[b, j] = adjusted_rand(la, lb)
-    return ari
+    early: tuple[int, float] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(A, fitted): ``A[j, s, t]`` the adjusted Rand index between the assignments of
+    the fits of subsamples ``s`` and ``t`` at the ``j``-th K (NaN where either fit
+    missed K or was not run; NaN diagonal) and ``fitted[j]`` the subsamples fitted at
+    it (the first ``fitted[j]``). Each subsample (``size`` rows, :func:`_draw_subsamples`)
+    is taken once and fitted at every K with ``fits = (n_restarts, n_seeded)``. With
+    ``early = (first, z)`` the K still in contention (:func:`contenders`) are fitted
+    one subsample at a time from ``first`` subsamples on; None: every K on all."""
+    rows, seeds = _draw_subsamples(d, pair_root, n_pairs, size, len(ks))
+    shared = (d, [core.take_rows(d, r) for r in rows])
+    S = len(rows)
+    labels: list[list[np.ndarray | None]] = [[None] * S for _ in ks]
+    A = np.full((len(ks), S, S), np.nan)
+    fitted = np.zeros(len(ks), dtype=np.int64)
+    active = np.ones(len(ks), dtype=bool)
+    r = S if early is None else min(max(early[0], 2), S)
+    while True:
+        cells = [(j, s) for j in np.flatnonzero(active) for s in range(fitted[j], r)]
+        tasks: list[restarts.Task] = [
+            (_fit_task, (shared, s, settings, consts, ks[j], seeds[s][j], fits)) for j, s in cells
+        ]
+        for (j, s), lab in zip(cells, restarts.parallel(n_jobs, tasks), strict=True):
+            labels[j][s] = lab
+            for t in range(s):
+                if lab is not None and labels[j][t] is not None:
+                    A[j, s, t] = A[j, t, s] = adjusted_rand(lab, labels[j][t])
+        fitted[active] = r
+        if r == S:
+            return A, fitted
+        active = contenders(ks, A, r, active, early[1])  # type: ignore[index]
+        r += 1
+
+
+def pair_mean(A: np.ndarray, idx: Sequence[int] | np.ndarray) -> float:
+    """The mean agreement over the pairs of subsamples ``idx`` (NaN pairs left out;
+    NaN when none is left).
+
+    Examples
+    --------
+    >>> A = np.array([[np.nan, 0.5, 1.0], [0.5, np.nan, np.nan], [1.0, np.nan, np.nan]])
+    >>> pair_mean(A, [0, 1, 2]), pair_mean(A, [1, 2])
+    (0.75, nan)
+    """
+    idx = np.asarray(idx)
+    a, b = np.triu_indices(idx.size, 1)
+    v = A[idx[a], idx[b]]
+    v = v[np.isfinite(v)]
+    return float(v.mean()) if v.size else np.nan
+
+
+def jackknife_se(A: np.ndarray, B: np.ndarray | None, r: int) -> float:
+    """The jackknife standard error, over the first ``r`` subsamples, of
+    ``pair_mean(A) - pair_mean(B)`` (two K's agreement matrices on the same
+    subsamples; ``B`` None: of ``pair_mean(A)``): ``sqrt((r - 1) / r sum_i (D_-i -
+    mean D_-i)^2)`` with ``D_-i`` the value without subsample ``i`` (NaN leave-outs
+    left out; NaN when fewer than two are left).
+
+    Examples
+    --------
+    >>> A = np.array([[np.nan, 1.0, 0.0], [1.0, np.nan, 0.5], [0.0, 0.5, np.nan]])
+    >>> round(jackknife_se(A, None, 3), 6), jackknife_se(A, A, 3)
+    (0.57735, 0.0)
+    """
+    full = np.arange(r)
+    rest = [full[full != i] for i in full]
+    d = np.array([pair_mean(A, x) - (0.0 if B is None else pair_mean(B, x)) for x in rest])
+    d = d[np.isfinite(d)]
+    if d.size < 2:
+        return np.nan
+    return float(np.sqrt((r - 1) / r * ((d - d.mean()) ** 2).sum()))
+
+
+def contenders(ks: list[int], A: np.ndarray, r: int, active: np.ndarray, z: float) -> np.ndarray:
+    """Which K stay in the sequential stability test after ``r`` subsamples: the
+    leading K (:func:`stability_choice` over those still in) and every K whose mean
+    agreement does not trail it by more than ``z`` jackknife standard errors of the
+    difference (:func:`jackknife_se`); a K no fit of which reached K clusters drops out.
+
+    Examples
+    --------
+    >>> A = np.full((2, 4, 4), 0.9); A[1] = 0.3; A[1, 0, 1] = A[1, 1, 0] = 0.5
+    >>> contenders([2, 3], A, 4, np.array([True, True]), 2.33).tolist()
+    [True, False]
+    """
+    idx = np.arange(r)
+    means = np.array([pair_mean(A[j], idx) if active[j] else np.nan for j in range(len(ks))])
+    if not np.isfinite(means).any():
+        return active.copy()
+    lead = ks.index(stability_choice(ks, means))
+    out = active & np.isfinite(means)
+    for j in np.flatnonzero(out):
+        if j != lead:
+            se = jackknife_se(A[lead], A[j], r)
+            out[j] = not (np.isfinite(se) and means[lead] - means[j] > z * se)
+    return out
+
+
+def stability_stats(A: np.ndarray, fitted: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per K: (mean agreement over the pairs of the subsamples it was fitted on, the sd
+    of those pairs' indices, the jackknife standard error of the mean)."""
+    stab, sd, se = (np.full(len(fitted), np.nan) for _ in range(3))
+    for j, r in enumerate(fitted):
+        a, b = np.triu_indices(int(r), 1)
+        v = A[j][a, b]
+        v = v[np.isfinite(v)]
+        if v.size:
+            stab[j], sd[j] = v.mean(), v.std()
+            se[j] = jackknife_se(A[j], None, int(r))
+    return stab, sd, se
 
 
 def adjusted_rand(a: np.ndarray, b: np.ndarray) -> float:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -16,6 +17,7 @@ from sparseclust import craft
 from sparseclust._craft import core as core
 from sparseclust._craft import select_k
 from sparseclust._craft.select_k import adjusted_rand, k_cap, k_sample
+from sparseclust.exceptions import DataWarning
 from sparseclust.metrics import purity
 from sparseclust.simulate import craft_fig2c
 
@@ -79,24 +81,38 @@ def test_k_candidates_stop_at_sqrt_half_the_rows():
     assert k_cap(2) == 2 and k_cap(32) == 4 and k_cap(200) == 10
 
 
-def test_small_data_results_unchanged(monkeypatch):
-    """With PAIR_FITS None, from LIGHT_ROWS (200) to 5,000 rows the choice is that of earlier versions: the
-    numbers below were printed by the code before issue 22 on 120 rows, which the
-    same code path gives with the light fits' threshold lowered to 0."""
+def test_small_data_fits_unchanged(monkeypatch):
+    """With PAIR_FITS None, from LIGHT_ROWS (200) to 5,000 rows the subsample fits are
+    those of earlier versions: the mean and sd over the disjoint pairs of subsamples
+    (0, 1), (2, 3) below were printed by the code before issue 22 on 120 rows (which
+    chose K = 2 by them), and the same fits' agreement tensor gives them back. The
+    stability now averages all pairs of the 4 subsamples (K = 3, the design's)."""
     monkeypatch.setattr(select_k, "LIGHT_ROWS", 0)
     monkeypatch.setattr(select_k, "PAIR_FITS", None)  # craft(k=)'s fits (issue 17: lighter)
+    seen = []
+    real = select_k.agreement
+    monkeypatch.setattr(
+        select_k, "agreement", lambda *a, **k: seen.append(real(*a, **k)) or seen[-1]
+    )
     fit = craft(mixed(120), m=0.5, **FAST, rng=0)
     tab = fit.k_selection
-    assert fit.k == 2 and fit.lam == 10.224867610897869
-    assert fit.neg_loglik == 368.0076473627971
-    np.testing.assert_array_equal(
-        tab["stability"], [np.nan, 0.9007399257486974, 0.7734464290266168, 0.5730812897604668]
+    ((A, fitted),) = seen
+    assert fitted.tolist() == [4, 4, 4]  # 4 subsamples: nothing left to drop
+    disjoint = np.stack([A[:, 0, 1], A[:, 2, 3]])
+    np.testing.assert_allclose(
+        disjoint.mean(axis=0),
+        [0.9007399257486974, 0.7734464290266168, 0.5730812897604668],
+        rtol=1e-15,
     )
-    np.testing.assert_array_equal(
-        tab["sd_stability"],
-        [np.nan, 0.03157029992887511, 0.009525391847118703, 0.14146831448934827],
+    np.testing.assert_allclose(
+        disjoint.std(axis=0),
+        [0.03157029992887511, 0.009525391847118703, 0.14146831448934827],
+        rtol=1e-12,
     )
+    iu = np.triu_indices(4, 1)
+    np.testing.assert_array_equal(tab["stability"][1:], A[:, iu[0], iu[1]].mean(axis=1))
     np.testing.assert_array_equal(tab["gap"], [0.0, 0.8046342892103504, np.nan, np.nan])
+    assert fit.k == 3 and tab["stability"].idxmax() == 2
     assert tab.attrs == {
         "gap_test": "K > 1",
         "rows": 120,
@@ -215,3 +231,107 @@ def test_light_fits_on_small_data():
     assert fit.k == 2
     assert fit.k_selection["k"].tolist() == [1, 2, 3]  # k_cap(20) = 3
     assert craft(rng.standard_normal((30, 3)), rng=0).k == 1
+
+
+# ------------------------------------------------- the stability test's shared work
+def _pieces(n: int = 90):
+    from sparseclust._craft.front import default_rho
+    from sparseclust._craft.prepared import prepare_table
+    from sparseclust._data.table import build_table
+
+    d = prepare_table(build_table(mixed(n), min_rows=2), True, 0.01).data
+    settings = core.Settings(m=0.5, rho=default_rho(0.5), budget="fixed", eps_c=None, eps_v=None)
+    return d, settings, core.craft_constants(0.5, default_rho(0.5))
+
+
+def test_shared_subsamples_give_the_unshared_agreement():
+    """Each subsample taken once and fitted at every K (shared blocking and caches)
+    gives the agreement tensor of fits on fresh copies (subsample_labels, the rows and
+    seeds of _draw_subsamples), bit for bit; with the sequential drop, the K left
+    early keep the complete tensor's values on the subsamples they were fitted on."""
+    d, settings, consts = _pieces()
+    ks, n_pairs, size, fits = [2, 3, 4, 5], 3, 72, (0, 2)
+    root = np.random.SeedSequence  # a fresh one per call (spawning advances it)
+    A, fitted = select_k.agreement(d, settings, consts, ks, root(7), n_pairs, size, fits, None)
+    assert fitted.tolist() == [6, 6, 6, 6]
+    rows, seeds = select_k._draw_subsamples(d, root(7), n_pairs, size, len(ks))
+    assert all(r.size == size and np.all(np.diff(r) > 0) for r in rows)
+    for j, kk in enumerate(ks):
+        lab = [
+            select_k.subsample_labels(d, settings, consts, kk, rows[s], seeds[s][j], *fits)
+            for s in range(6)
+        ]
+        for s in range(6):
+            for t in range(s):
+                want = (
+                    adjusted_rand(lab[s], lab[t])
+                    if lab[s] is not None and lab[t] is not None
+                    else np.nan
+                )
+                np.testing.assert_equal(A[j, s, t], want)
+                np.testing.assert_equal(A[j, t, s], want)
+    assert np.isnan(A[:, range(6), range(6)]).all()
+    # the sequential test: a strict z drops every K but the leader after 4 subsamples
+    B, left = select_k.agreement(
+        d, settings, consts, ks, root(7), n_pairs, size, fits, None, (4, -9.0)
+    )
+    lead = int(np.flatnonzero(left == 6)[0])
+    assert sorted(left.tolist()) == [4, 4, 4, 6]
+    np.testing.assert_array_equal(B[lead], A[lead])
+    for j in np.flatnonzero(left == 4):
+        np.testing.assert_array_equal(B[j, :4, :4], A[j, :4, :4])
+        assert np.isnan(B[j, 4:]).all() and np.isnan(B[j, :, 4:]).all()
+    # the leader after 4 subsamples is the most stable K over their 6 pairs
+    means = [select_k.pair_mean(A[j], range(4)) for j in range(len(ks))]
+    assert ks[lead] == select_k.stability_choice(ks, np.array(means))
+
+
+def test_jackknife_se_is_the_leave_one_subsample_out_formula():
+    rng = np.random.default_rng(3)
+    r = 6
+    A, B = (np.triu(rng.random((r, r)), 1) for _ in range(2))
+    A, B = A + A.T, B + B.T
+    np.fill_diagonal(A, np.nan)
+    np.fill_diagonal(B, np.nan)
+    A[0, 3] = A[3, 0] = np.nan  # a fit that missed K: its pairs left out
+    loo = []
+    for i in range(r):
+        keep = [x for x in range(r) if x != i]
+        a = [A[s, t] for s in keep for t in keep if s < t and np.isfinite(A[s, t])]
+        b = [B[s, t] for s in keep for t in keep if s < t]
+        loo.append(np.mean(a) - np.mean(b))
+    loo = np.array(loo)
+    want = np.sqrt((r - 1) / r * ((loo - loo.mean()) ** 2).sum())
+    assert select_k.jackknife_se(A, B, r) == pytest.approx(want, rel=1e-12)
+    assert select_k.jackknife_se(A, None, r) > 0
+
+
+def test_contenders_keep_k_within_noise_and_drop_unreached_k():
+    rng = np.random.default_rng(0)
+    r = 5
+    A = np.full((3, r, r), np.nan)
+    for j, (mu, sd) in enumerate([(0.9, 0.05), (0.85, 0.2), (0.3, 0.02)]):
+        v = np.triu(mu + sd * rng.standard_normal((r, r)), 1)
+        A[j] = v + v.T
+        np.fill_diagonal(A[j], np.nan)
+    on = np.ones(3, dtype=bool)
+    assert select_k.contenders([2, 3, 4], A, r, on, 2.33).tolist() == [True, True, False]
+    # a larger z keeps the far K; a K whose fits never reached K clusters drops out
+    assert select_k.contenders([2, 3, 4], A, r, on, 1e6).tolist() == [True, True, True]
+    A[1] = np.nan
+    assert select_k.contenders([2, 3, 4], A, r, on, 1e6).tolist() == [True, False, True]
+    # a K already out stays out, and the leader is taken among those still in
+    out = select_k.contenders([2, 3, 4], A, r, np.array([False, False, True]), 2.33)
+    assert out.tolist() == [False, False, True]
+
+
+def test_sequential_table_records_the_fits_and_chooses_among_the_complete():
+    with warnings.catch_warnings():  # whether the curve is flat is not the point here
+        warnings.simplefilter("ignore", DataWarning)
+        fit = craft(mixed(150), m=0.5, k_max=6, n_pairs=3, n_refs=2, n_init=2, rng=0)
+    tab = fit.k_selection.set_index("k")
+    fits = tab["fits"].dropna()
+    assert fits.max() == 6 and fits.min() >= 4 and fits.loc[fit.k] == 6
+    full = tab.loc[fits.index[fits == 6], "stability"]
+    assert fit.k == select_k.stability_choice(full.index.tolist(), full.to_numpy())
+    assert (tab["se_stability"].dropna() >= 0).all()

@@ -155,7 +155,7 @@ def test_plot_m_selection_structure():
 def test_auto_k_then_m():
     """Neither k nor m: K is chosen at m = 0.5 (as craft(m=0.5) chooses it), then m at K."""
     df = small((30, 30, 30), 5.0)
-    kw = dict(k_max=4, n_pairs=2, n_refs=2, n_init=4, rng=0)
+    kw = dict(k_max=4, n_pairs=3, n_refs=2, n_init=4, rng=0)
     fit = craft(df, **kw)
     ref = craft(df, m=0.5, **kw)
     assert fit.k == ref.k and fit.k_selection.equals(ref.k_selection)
