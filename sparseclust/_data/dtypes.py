@@ -97,17 +97,31 @@ class NamesByKind:
     def column_infos(self) -> tuple[ColumnInfo, ...]:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def _by_kind(self) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+        """(all, numeric, categorical) names, made once per record (the records are
+        frozen; a wide table's names are read by every stage of a fit)."""
+        got = self.__dict__.get("_names_by_kind")
+        if got is None:
+            infos = self.column_infos
+            got = (
+                tuple(c.name for c in infos),
+                tuple(c.name for c in infos if c.kind == "numeric"),
+                tuple(c.name for c in infos if c.kind == "categorical"),
+            )
+            object.__setattr__(self, "_names_by_kind", got)  # a cache, not a field
+        return got
+
     @property
     def names(self) -> list[str]:
-        return [c.name for c in self.column_infos]
+        return list(self._by_kind()[0])
 
     @property
     def numeric_names(self) -> list[str]:
-        return [c.name for c in self.column_infos if c.kind == "numeric"]
+        return list(self._by_kind()[1])
 
     @property
     def categorical_names(self) -> list[str]:
-        return [c.name for c in self.column_infos if c.kind == "categorical"]
+        return list(self._by_kind()[2])
 
 
 def densify(s: pd.Series) -> pd.Series:

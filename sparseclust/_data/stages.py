@@ -244,6 +244,16 @@ def read_input(x: Any, data: Any) -> InputData:
 
 
 # ------------------------------------------------------------- 2. apply formula
+def _str_columns(frame: pd.DataFrame) -> pd.DataFrame:
+    """A shallow copy of ``frame`` with its column labels as ``str`` (the caller's frame
+    untouched). Labels already held as strings keep their Index (rebuilding a wide
+    one costs more than the rest of the front's reading)."""
+    cols = frame.columns
+    if isinstance(cols.dtype, pd.StringDtype) and not cols.hasnans:
+        return frame.copy(deep=False)
+    return frame.set_axis([str(c) for c in cols.tolist()], axis=1)
+
+
 def apply_formula(
     inp: InputData,
     *,
@@ -273,7 +283,7 @@ def apply_formula(
         inputs = _formula_inputs(parsed.codes, inp.frame)
     else:
         parsed, inputs, resp = None, None, None
-        df = inp.frame.set_axis([str(c) for c in inp.frame.columns.tolist()], axis=1)
+        df = _str_columns(inp.frame)
     if y is not None:
         if not response:
             raise ValueError(

@@ -478,12 +478,16 @@ def labels_series(
 ) -> pd.Series:
     """0-based Int64 labels on the caller's full index: ``<NA>`` on dropped rows and on
     the kept rows flagged ``unplaced`` (e.g. a row of new data with no observed value)."""
-    out = pd.Series(pd.array(np.full(len(table.index), pd.NA), dtype="Int64"), index=table.index)
+    n = len(table.index)
+    values = np.zeros(n, dtype=np.int64)
+    missing = np.ones(n, dtype=bool)
     kept = np.flatnonzero(~table.dropped)
-    out.iloc[kept] = np.asarray(labels, dtype=np.int64)
+    values[kept] = np.asarray(labels, dtype=np.int64)
+    missing[kept] = False
     if unplaced is not None and unplaced.any():
-        out.iloc[kept[unplaced]] = pd.NA
-    return out.rename("cluster")
+        missing[kept[unplaced]] = True
+    values[missing] = 0
+    return pd.Series(pd.arrays.IntegerArray(values, missing), index=table.index, name="cluster")
 
 
 def fmt_params(params: dict) -> str:
