@@ -638,13 +638,16 @@ def _gram_lloyd(xs: np.ndarray, starts: np.ndarray, max_iter: int) -> tuple[Any,
     ``|c_j|^2 = 1_{C_j}' G 1_{C_j} / |C_j|^2``: an iteration costs ``2 n^2 S k`` flops
     instead of ``2 n p S k``. The iterations, stopping, re-seeding and tie rules are
     those of :func:`_batched_lloyd` (the same partitions up to the rounding of the
-    products); the centres (``S, k, p``) are formed once, at the end."""
+    products), and so is the update of the sums with the rows that changed cluster
+    only (in full every 10 iterations or when more than half the rows moved); the
+    centres (``S, k, p``) are formed once, at the end."""
     S, k = starts.shape
     n = xs.shape[0]
     G = xs @ xs.T
     xq = np.diagonal(G).copy()
     xc = G[starts.ravel()].reshape(S, k, n)  # x_i . c_sj, as [s, j, i]
     cn = xq[starts]  # |c_sj|^2
+    qs = np.zeros((S, k, n))  # sum of x_l . x_i over the members l of each cluster
     lab_all = np.full((S, n), -1, dtype=_label_dtype(k))
     counts = np.zeros((S, k), dtype=np.int64)
     converged = np.zeros(S, dtype=bool)
@@ -667,11 +670,24 @@ def _gram_lloyd(xs: np.ndarray, starts: np.ndarray, max_iter: int) -> tuple[Any,
         for a in np.flatnonzero((cnt == 0).any(axis=1)).tolist():
             _gram_reseed(best[keep[a]] + xq, lab[a], cnt[a])
         active = active[keep]
+        old = lab_all[active]
         lab_all[active] = lab
         counts[active] = cnt
         onehot = np.zeros((A * k, n))
         onehot[(lab + (np.arange(A) * k)[:, None]).ravel(), np.tile(rows, A)] = 1.0
-        q = onehot @ G  # (A k, n): sum of x_l . x_i over each cluster's members l
+        moved = lab != old
+        mrows = np.flatnonzero(moved.any(axis=0))
+        if it % 10 == 0 or 2 * mrows.size > n:
+            # (A k, n): the sum of x_l . x_i over each cluster's members l
+            qs[active] = (onehot @ G).reshape(A, k, n)
+        else:  # only the rows that changed cluster
+            aa, ii = np.nonzero(moved)
+            col = np.searchsorted(mrows, ii)
+            delta = np.zeros((A * k, mrows.size))
+            np.add.at(delta, (aa * k + lab[aa, ii], col), 1.0)
+            np.add.at(delta, (aa * k + old[aa, ii], col), -1.0)
+            qs[active] += (delta @ G[mrows]).reshape(A, k, n)
+        q = qs[active].reshape(A * k, n)
         size = cnt.reshape(-1, 1).astype(float)
         xc[active] = (q / size).reshape(A, k, n)
         cn[active] = (np.einsum("jl,jl->j", onehot, q)[:, None] / size**2).reshape(A, k)
