@@ -609,7 +609,11 @@ def craft(
     k_max : int
         Largest K considered when K is chosen automatically (at most ``sqrt(n / 2)``
         of the ``n`` rows K is chosen on, and at least 2: Mardia's rule of thumb;
-        a cluster of a few rows has little spread to select features by).
+        a cluster of a few rows has little spread to select features by). A fixed
+        default, as mclust's ``G = 1:9`` (VarSelLCM asks for ``gvals``): pass more
+        when more clusters are plausible. When the chosen K is the largest candidate
+        a ``DataWarning``, the verbose print, ``summary()`` and
+        ``k_selection.attrs["at_cap"]`` say so and what capped it.
     k_method : {"stability", "gap"}
         How K is chosen with neither ``k`` nor ``lam`` (see Notes). ``"stability"``
         (default): a gap test of K = 1 against K = 2, then the K = 2..k_max whose
@@ -617,7 +621,8 @@ def craft(
         statistic over K = 1..k_max. ``k_selection`` holds the curve,
         ``plot_k_selection()`` draws it.
     n_pairs, subsample : int, float
-        Stability: pairs of subsamples and the fraction of rows in each.
+        Stability: ``2 n_pairs`` subsamples (all their pairs compared) and the
+        fraction of rows in each.
     n_refs : int
         Permutation reference data sets for the gap statistic (both methods).
     k_rule : {"Tibs2001SEmax", "firstSEmax", "globalmax"}
@@ -630,7 +635,7 @@ def craft(
         them. ``k_selection.attrs`` records the rows used (``rows``, ``n_obs``) and
         the print says so. The default 5,000 keeps every data set of
         ``benchmarks/craft_k_selection.py`` (at most 4,601 rows) on all its rows;
-        the choice costs about ``2 n_pairs (k_max - 1)`` subsample fits whatever
+        the choice costs at most ``2 n_pairs (k_max - 1)`` subsample fits whatever
         the data's size (``benchmarks/craft_auto_k.py``). On Dask the subsample is
         drawn from the in-memory sample of ``sample_rows`` rows (the same rows as
         in memory when all rows fit in that sample).
@@ -746,12 +751,20 @@ def craft(
     reference data sets all fitted as ``craft(k=K)`` fits them (calibrated and seeded
     restarts, the best likelihood); K = 1 when Gap(1) >= Gap(2) - s_2 (Tibshirani,
     Walther & Hastie 2001). Otherwise K in 2..k_max by stability (Ben-Hur, Elisseeff &
-    Guyon 2002; Fang & Wang 2012): ``n_pairs`` pairs of independent subsamples of
-    ``subsample`` of the rows, each clustered into K clusters (four seeded restarts,
-    two below 200 rows; the gap test's fits two calibrated and two seeded), every row
-    assigned to each fit's clusters by its cost (as ``predict``), the two assignments
-    compared by the adjusted Rand index; the K with the highest mean index is chosen,
-    exact ties going to the larger K (the finer of two partitions reproduced alike).
+    Guyon 2002; Fang & Wang 2012): ``2 n_pairs`` independent subsamples of
+    ``subsample`` of the rows, the same rows for every K, each clustered into K
+    clusters (four seeded restarts, two below 200 rows; the gap test's fits two
+    calibrated and two seeded), every row assigned to each fit's clusters by its cost
+    (as ``predict``), and every two assignments compared by the adjusted Rand index;
+    the stability of K is the mean over all pairs of subsamples (the expected
+    agreement of two independent subsample fits; no noisier than the mean over
+    ``n_pairs`` disjoint pairs of the same fits). The K are fitted sequentially: each
+    on the first 4 subsamples, then one more subsample at a time, and a K whose mean
+    trails the leading K's by more than 2.33 jackknife standard errors of the
+    difference (one-sided 1 %) is fitted no further and cannot be chosen
+    (``k_selection["fits"]``). Of the K fitted on every subsample the one with the
+    highest mean is chosen, exact ties going to the larger K (the finer of two
+    partitions reproduced alike).
     The adjusted index, not the raw share of agreeing pairs (which rises with K on
     data without clusters). Why not the gap statistic over every K
     (``k_method="gap"``): it recovers the paper's designs less often (fig3a and 3c 8
@@ -759,8 +772,9 @@ def craft(
     clusters capture dependence that the permuted reference lacks (Spambase 4-6
     clusters for 2 classes; Splice 1 for 3, its calibrated 2-cluster fit isolating a
     single point). K = 1 is decided by the gap test because stability cannot judge it
-    (one cluster always agrees with itself). Cost: about ``2 n_pairs (k_max - 1)``
-    fits on ``subsample`` of the rows, in parallel with ``n_jobs``; on data of more
+    (one cluster always agrees with itself). Cost: at most ``2 n_pairs (k_max - 1)``
+    fits on ``subsample`` of the rows, about half of them on the panel's data sets
+    (``benchmarks/craft_auto_k.py --panel``), in parallel with ``n_jobs``; on data of more
     than ``k_sample_rows`` rows all of it runs on a seeded subsample of that many
     rows, and only the final restarts (as ``craft(k=K)``) on all rows.
 

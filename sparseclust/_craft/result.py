@@ -15,6 +15,7 @@ from .._results.base import ClusterResult, labels_series
 from .._results.format import fmt
 from . import core as core
 from .prepared import Prepared
+from .select_k import cap_note
 from .select_m import m_verdict
 
 __all__ = ["CraftResult", "build_result"]
@@ -60,11 +61,16 @@ class CraftResult(ClusterResult):
     k_selection : DataFrame or None
         When the number of clusters was chosen automatically, its criterion table:
         ``k``, ``stability`` and ``sd_stability`` (mean and sd of the adjusted Rand
-        index over subsample pairs, K >= 2), ``gap`` and ``sd_gap`` (K = 1 and 2 for
-        the stability method's test, every K for ``k_method="gap"``, which also
-        gives ``nll`` and ``ref_nll``) and ``chosen``. Its ``attrs`` record ``rows``
-        (the rows K was chosen on: a seeded subsample of ``k_sample_rows`` rows of
-        larger data), ``n_obs`` (the data's rows) and ``k_method``.
+        index over the pairs of subsample fits, K >= 2), ``se_stability`` (the
+        jackknife standard error of that mean), ``fits`` (the subsamples fitted at
+        K: fewer when the sequential test left K early), ``gap`` and ``sd_gap`` (K =
+        1 and 2 for the stability method's test, every K for ``k_method="gap"``,
+        which also gives ``nll`` and ``ref_nll``) and ``chosen``. Its ``attrs``
+        record ``rows`` (the rows K was chosen on: a seeded subsample of
+        ``k_sample_rows`` rows of larger data), ``n_obs`` (the data's rows),
+        ``k_method``, ``flat`` (the chosen K does not beat a neighbour beyond noise)
+        and ``at_cap`` (``"k_max"`` or ``"rows"`` when the chosen K is the largest
+        candidate, else ``""``).
     m_selection : DataFrame or None
         When the budget was chosen from the data (``m="auto"``), its criterion table:
         one row per budget compared, ``m``, ``n_numeric`` and ``n_categorical``
@@ -390,6 +396,8 @@ class CraftResult(ClusterResult):
             notes.append(f"K = {self.k} was chosen automatically: {how}. See k_selection.")
         elif tab is not None:
             notes.append(f"K = {self.k} was chosen by the gap statistic. See k_selection.")
+        if tab is not None and cap_note(tab, self.k):
+            notes.append(cap_note(tab, self.k))
         if self.m_selection is not None:
             notes.append(
                 f"{m_verdict(self.m_selection)}: the BIC of the selected-feature model "

@@ -34,6 +34,8 @@ __all__ = [
     "agreement",
     "best_nll",
     "choice_fits",
+    "cap_note",
+    "cap_reason",
     "choose_k",
     "contenders",
     "fit_labels",
@@ -204,16 +206,64 @@ def choose_k(
         )
     table.attrs.update(rows=int(prep.data.n), n_obs=int(n_obs), k_method=how.method)
     table.attrs["flat"] = curve_is_flat(table, k, how.n_pairs)
+    table.attrs["at_cap"] = cap_reason(k, common["k_max"], how.k_max, prep.data.n)
     if how.verbose:
         print(verdict_text(table, k))
     if table.attrs["flat"]:
+        flat = verdict_text(replace_attrs(table, at_cap=""), k).splitlines()[-1]
         warnings.warn(
-            f"automatic K: {verdict_text(table, k).splitlines()[-1]} Compare the fits at "
-            "those K (fit.plot_k_selection()), or set k= yourself.",
+            f"automatic K: {flat} Compare the fits at those K (fit.plot_k_selection()), "
+            "or set k= yourself.",
             DataWarning,
             stacklevel=user_stacklevel(),
         )
+    if table.attrs["at_cap"]:
+        warnings.warn(
+            f"automatic K: {cap_note(table, k)}", DataWarning, stacklevel=user_stacklevel()
+        )
     return k, table
+
+
+def replace_attrs(table: pd.DataFrame, **attrs: Any) -> pd.DataFrame:
+    """A shallow copy of ``table`` with ``attrs`` updated."""
+    out = table.copy(deep=False)
+    out.attrs = {**table.attrs, **attrs}
+    return out
+
+
+def cap_note(table: pd.DataFrame, k: int) -> str:
+    """The sentence that tells the user the chosen ``k`` is the largest candidate
+    (``table.attrs["at_cap"]``, :func:`cap_reason`), else ``""``."""
+    cap, rows = table.attrs.get("at_cap"), table.attrs.get("rows")
+    name = "stability" if "stability" in table.columns else "gap"
+    if cap == "k_max":
+        room = f" (at most {k_cap(rows)} on these {rows:,} rows)" if rows else ""
+        return (
+            f"K = {k} is the largest K considered (k_max={k}): the {name} may peak "
+            f"beyond it; pass a larger k_max{room}."
+        )
+    if cap == "rows":
+        return (
+            f"K = {k} is the largest K considered: sqrt(n / 2) of the {rows:,} rows K was "
+            "chosen on (smaller clusters have little spread to select features by); pass "
+            "k= to fit more clusters."
+        )
+    return ""
+
+
+def cap_reason(k: int, k_top: int, k_max: int, n: int) -> str:
+    """``""``, or when the chosen ``k`` (>= 2) is the largest candidate ``k_top``, what
+    capped the candidates: ``"k_max"`` (the argument; the rows allowed more) or
+    ``"rows"`` (:func:`k_cap` of the ``n`` rows K was chosen on).
+
+    Examples
+    --------
+    >>> cap_reason(8, 8, 8, 683), cap_reason(18, 18, 30, 683), cap_reason(5, 8, 8, 683)
+    ('k_max', 'rows', '')
+    """
+    if k < 2 or k != k_top:
+        return ""
+    return "k_max" if k_max <= k_cap(n) else "rows"
 
 
 def _criterion(table: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
@@ -281,6 +331,8 @@ def verdict_text(table: pd.DataFrame, k: int) -> str:
         )
     else:
         lines.append(f"K = {k} chosen.")
+    if cap_note(table, k):
+        lines.append(cap_note(table, k))
     return "\n".join(lines)
 
 

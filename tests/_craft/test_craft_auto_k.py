@@ -119,6 +119,7 @@ def test_small_data_fits_unchanged(monkeypatch):
         "n_obs": 120,
         "k_method": "stability",
         "flat": False,
+        "at_cap": "",
     }
     assert "subsample of" not in repr(fit)
 
@@ -335,3 +336,20 @@ def test_sequential_table_records_the_fits_and_chooses_among_the_complete():
     full = tab.loc[fits.index[fits == 6], "stability"]
     assert fit.k == select_k.stability_choice(full.index.tolist(), full.to_numpy())
     assert (tab["se_stability"].dropna() >= 0).all()
+
+
+def test_k_at_the_cap_is_told():
+    """Four clear clusters and k_max=3: K = 3 is the largest candidate; the warning,
+    the table's attrs, the verbose print and the summary say so (and how to go on)."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((160, 3)) + np.repeat(np.eye(4, 3) * 8.0, 40, axis=0)
+    with pytest.warns(DataWarning, match=r"K = 3 is the largest K considered \(k_max=3\)"):
+        fit = craft(x, m=0.5, k_max=3, n_pairs=2, n_refs=2, n_init=2, rng=0)
+    assert fit.k == 3 and fit.k_selection.attrs["at_cap"] == "k_max"
+    assert "pass a larger k_max (at most 8 on these 160 rows)" in str(fit.summary())
+    tab = fit.k_selection.copy()
+    tab.attrs = {**tab.attrs, "at_cap": "rows"}
+    assert "pass k= to fit more clusters" in select_k.verdict_text(tab, 3)
+    assert select_k.cap_reason(3, 3, 3, 160) == "k_max"
+    assert select_k.cap_reason(3, 3, 9, 20) == "rows"
+    assert select_k.cap_reason(2, 3, 3, 160) == select_k.cap_reason(1, 1, 3, 160) == ""
