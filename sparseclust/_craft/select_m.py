@@ -76,8 +76,9 @@ def n_parameters(d: Data, st: core.State) -> int:
 
     Per cluster and selected numeric feature a mean and a standard deviation (2); per
     cluster and selected categorical feature with ``L`` levels its ``L - 1`` level
-    shares; the global parameters every unselected cell uses (2 per numeric feature,
-    ``L - 1`` per categorical one); and ``K - 1`` cluster proportions.
+    shares; the background parameters of each feature unselected in at least one
+    cluster (2 per numeric feature, ``L - 1`` per categorical one: the distribution
+    its unselected cells share); and ``K - 1`` cluster proportions.
 
     Examples
     --------
@@ -85,24 +86,106 @@ def n_parameters(d: Data, st: core.State) -> int:
     >>> d = core.prepare(np.zeros((4, 1)), np.array([[0], [1], [2], [0]]), [3], alpha=0.01)
     >>> st = core.State(np.zeros((2, 1)), np.ones((2, 1)), np.zeros((2, 3)), np.zeros((2, 3)),
     ...                 np.array([[True, False], [True, True]]))
-    >>> n_parameters(d, st)  # 2 x 2 numeric + 2 categorical + global 2 + 2 + K - 1
-    11
+    >>> n_parameters(d, st)  # 2 x 2 numeric + 2 categorical + background 2 + K - 1
+    9
     """
     P = d.P
+    L1 = np.asarray(d.L) - 1
     num = 2 * int(st.v[:, :P].sum())
-    cat = int((st.v[:, P:] * (np.asarray(d.L) - 1)[None, :]).sum())
-    glob = 2 * P + int((np.asarray(d.L) - 1).sum())
+    cat = int((st.v[:, P:] * L1[None, :]).sum())
+    background = ~st.v.all(axis=0)
+    glob = 2 * int(background[:P].sum()) + int(L1[background[P:]].sum())
     return num + cat + glob + st.K - 1
 
 
-def bic(d: Data, fit: core.Fit) -> float:
+def _k_stats(block: core.CraftData, offset: int, state: Any, K: int) -> tuple[Any, Any]:
+    """A block's :func:`~sparseclust._craft.core.block_stats` under its labels."""
+    labels = np.asarray(state["labels"], dtype=np.int64)
+    return state, core.block_stats(block, labels, K)
+
+
+def _cluster_stats(d: Data, fit: core.Fit) -> dict[str, Any]:
+    """Per-cluster counts, numeric sums, sums of squares, observed cells and level
+    counts of ``fit``'s partition (:func:`~sparseclust._craft.core.block_stats`, added
+    up over the blocks); a fit whose labels live on a cluster's workers is read from a
+    copy of its states (the kernels consume the states they read)."""
+    K = fit.state.K
+    if isinstance(d, core.CraftData):
+        return core.block_stats(d, np.asarray(fit.labels, dtype=np.int64), K)
+    ex = d.executor
+    if fit.states is None:
+        states = [{"labels": fit.labels[a : a + n]} for a, n in zip(ex.offsets, ex.sizes)]
+    else:
+        states = ex.copy(fit.states)
+    states, parts = ex.map(_k_stats, states, K)
+    if fit.states is not None:
+        core.release_states(d, replace(fit, states=states))
+    return core.sum_stats(parts)
+
+
+def _gauss(s1: Any, s2: Any, cnt: Any, mu: Any, sd: Any) -> Any:
+    """``sum (x - mu)^2 / (2 sd^2) + log sd`` over cells with these sums."""
+    return (s2 - 2.0 * mu * s1 + cnt * mu * mu) / (2.0 * sd * sd) + cnt * np.log(sd)
+
+
+def neg_loglik(d: Data, fit: core.Fit, sigma_floor: float = 0.05) -> float:
+    """Negative log-likelihood of ``fit``'s partition under the selected-feature model
+    with every parameter at its maximum-likelihood value.
+
+    A cell of a selected feature follows its cluster's distribution (numeric:
+    Gaussian with the cluster's mean and sd, the fit's own; categorical: the cluster's
+    smoothed level shares); the cells of a feature left unselected follow one
+    background distribution, fitted to those cells only (numeric: their mean and sd,
+    ddof 0, floored at ``sigma_floor`` global sds as a cluster's, the global sd below
+    two cells; categorical: their level shares, smoothed by ``alpha``); the rows
+    follow the cluster proportions (``-sum n_k log(n_k / n)``). Missing cells
+    contribute nothing. The background is not the whole data's distribution: that
+    holds the selected clusters' cells too (on data whose clusters differ on a few
+    features each, the whole data's sd of a feature is inflated by the one cluster it
+    separates, and every other cluster then gains by selecting it: the budget is
+    driven to the largest)."""
+    stats = _cluster_stats(d, fit)
+    st, P = fit.state, d.P
+    v, nk = st.v, stats["nk"]
+    total = -float(np.sum(nk[nk > 0] * np.log(nk[nk > 0] / nk.sum())))
+    if P:
+        s1, s2, cnt = stats["s1"], stats["s2"], stats["cnt"]
+        sel = v[:, :P]
+        total += float(_gauss(s1, s2, cnt, st.zeta, st.sigma)[sel].sum())
+        off = ~sel
+        S1, S2, C = (np.where(off, a, 0.0).sum(axis=0) for a in (s1, s2, cnt))
+        has = C > 0
+        mu = np.divide(S1, C, out=np.zeros(P), where=has)
+        var = np.maximum(np.divide(S2, C, out=np.zeros(P), where=has) - mu * mu, 0.0)
+        sd_g = np.where(d.col_sd > 0, d.col_sd, 1.0)
+        sd = np.where(C >= 2, np.maximum(np.sqrt(var), sigma_floor * sd_g), sd_g)
+        total += float(_gauss(S1, S2, C, mu, sd)[has].sum())
+    if d.Q:
+        counts, lq = stats["counts"], d.level_q
+        sel = v[:, P:][:, lq]  # (K, S): a level column's feature selected
+        total -= float((counts * st.log_eta)[sel].sum())
+        c = np.where(sel, 0.0, counts).sum(axis=0)  # background level counts
+        n_q = np.bincount(lq, weights=c, minlength=d.Q)
+        share = (c + d.alpha) / (n_q[lq] + d.alpha * np.asarray(d.L)[lq])
+        total -= float((c * np.log(share)).sum())
+    return total
+
+
+def bic(d: Data, fit: core.Fit, sigma_floor: float = 0.05) -> float:
     """The BIC of a fit: ``2 NLL + n_parameters log n``, NLL the negative
-    log-likelihood of the selected-feature model (:func:`~sparseclust._craft.core.neg_loglik`:
-    a selected numeric feature Gaussian with the cluster's mean and sd, an unselected
-    one with the global mean and sd; a selected categorical feature with the cluster's
-    level shares, an unselected one with the global shares; in the units clustered),
-    ``n`` the rows (:func:`n_parameters`)."""
-    return 2.0 * float(fit.nll) + n_parameters(d, fit.state) * math.log(d.n)
+    log-likelihood of the selected-feature model at its maximum-likelihood parameters
+    (:func:`neg_loglik`: a selected feature follows its cluster's distribution, an
+    unselected one the background distribution of the cells it is unselected in, the
+    rows the cluster proportions; in the units clustered), ``n`` the rows
+    (:func:`n_parameters`)."""
+    return _criterion(d, fit, sigma_floor)[2]
+
+
+def _criterion(d: Data, fit: core.Fit, sigma_floor: float) -> tuple[float, int, float]:
+    """(NLL, parameters, BIC) of a fit (:func:`bic`)."""
+    nll = neg_loglik(d, fit, sigma_floor)
+    p = n_parameters(d, fit.state)
+    return nll, p, 2.0 * nll + p * math.log(d.n)
 
 
 @dataclass
@@ -230,6 +313,7 @@ def choose_m(
         st = MStage(m, s, c, [], [], [], lam)
         st = first_stage(job, st, seeds[:n_first], seeded[:n_first_seeded])
         best = restarts.choose(st.runs, k, d, c)
+        nll, n_par, crit = _criterion(d, best, s.sigma_floor)
         stages.append(st)
         rows.append(
             {
@@ -237,9 +321,9 @@ def choose_m(
                 "n_numeric": core.fixed_count(m, P),
                 "n_categorical": core.fixed_count(m, Q),
                 "n_clusters": best.state.K,
-                "neg_loglik": float(best.nll),
-                "n_params": n_parameters(d, best.state),
-                "bic": bic(d, best),
+                "neg_loglik": nll,
+                "n_params": n_par,
+                "bic": crit,
             }
         )
         core.release_states(d, *[r for r in st.runs if r is not best])
@@ -247,7 +331,7 @@ def choose_m(
     score = table["bic"].where(np.isfinite(table["bic"]), np.inf)
     if k is not None:  # a budget whose restarts missed k loses to one that reached it
         score = score.where(table["n_clusters"] == k, np.inf)
-    i = int(np.argmin(score.to_numpy())) if np.isfinite(score).any() else int(table["bic"].argmin())
+    i = _lowest(score.to_numpy()) if np.isfinite(score).any() else _lowest(table["bic"].to_numpy())
     table["chosen"] = np.arange(len(table)) == i
     table.attrs.update(
         criterion="BIC", restarts=(n_first, n_first_seeded), grid=tuple(grid), rows=int(d.n)
@@ -259,6 +343,24 @@ def choose_m(
         st = replace(st, cal=[], rest=[], seeded=[], lam_ref=lam if k is None else None)
     runs = finish(full, st, seeds, seeded)
     return runs, st.settings, st.consts, table
+
+
+#: BICs within this share of the lowest (at least this much in absolute value) tie:
+#: equal models reached by different selections (a feature unselected in one cluster
+#: only is that cluster's own distribution, as if selected) differ by rounding alone.
+TIE = 1e-9
+
+
+def _lowest(score: np.ndarray) -> int:
+    """The first (smallest m) of the budgets whose score ties with the lowest (:data:`TIE`).
+
+    Examples
+    --------
+    >>> _lowest(np.array([5.0, -1129.622111, -1129.622111 - 1e-10, np.inf]))
+    1
+    """
+    best = float(np.nanmin(score))
+    return int(np.flatnonzero(score <= best + TIE * max(1.0, abs(best)))[0])
 
 
 def m_choice_text(table: pd.DataFrame) -> str:
