@@ -716,17 +716,22 @@ def craft(
 
     Choosing m (``m="auto"``, the default). The paper's objective is the
     small-variance limit of a likelihood in which a selected feature follows its
-    cluster's distribution and an unselected one the whole data's, and has no term
+    cluster's distribution and an unselected one a background distribution, and has no term
     that fixes m (it is the Beta prior's mean). The budget is chosen by the BIC of
     that selected-feature model, VarSelLCM's criterion (Marbac & Sedki 2017) for
     cluster-specific selection: ``BIC = 2 NLL + p log n``, NLL the negative
-    log-likelihood that compares the restarts (a selected numeric feature Gaussian
-    with the cluster's mean and sd, ddof 0 and floored as in the fit, an unselected
-    one with the global mean and sd; a selected categorical feature with the
-    cluster's smoothed level shares, an unselected one with the global shares; in
-    the units clustered), ``p`` the free parameters: per cluster 2 for each selected
-    numeric feature and ``L - 1`` for each selected categorical one with ``L``
-    levels, the global ones, and ``K - 1`` proportions. Candidates: m = 0.2, ...,
+    log-likelihood of the partition at the model's maximum-likelihood parameters (a
+    selected numeric feature Gaussian with the cluster's mean and sd, ddof 0 and
+    floored as in the fit; a selected categorical feature with the cluster's smoothed
+    level shares; the cells a feature is unselected in share one background
+    distribution fitted to those cells alone, not to the whole data, whose
+    distribution holds the selecting clusters' cells too; the rows with the cluster
+    proportions; in the units clustered), ``p`` the free parameters: per cluster 2
+    for each selected numeric feature and ``L - 1`` for each selected categorical one
+    with ``L`` levels, as many for the background of each feature unselected
+    somewhere, and ``K - 1`` proportions. Budgets whose BICs agree to 1e-9 describe
+    the same model (a feature unselected in one cluster only has that cluster's
+    distribution as its background); the smallest is kept. Candidates: m = 0.2, ...,
     0.9, each with the default rho; of budgets selecting as many features of each
     kind only the one nearest 0.5 is fitted. Each runs the first ``min(n_init, 5)``
     calibrated and ``min(n_seeded, 2)`` seeded restarts of the fit (the same seeds
