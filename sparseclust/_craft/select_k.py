@@ -515,8 +515,8 @@ def fit_labels(
 #: The sequential stability test (:func:`stability_select`): (fits, z). Once every K
 #: has been fitted on ``fits`` subsamples, after each further subsample a K is no
 #: longer fitted when the leading K's mean agreement beats its own by more than ``z``
-#: jackknife standard errors (one-sided 1 % at 2.33). None: every K is fitted on
-#: every subsample (the complete table, at about 1.7 times the cost on the panel).
+#: jackknife standard errors (one-sided 1 % at 2.33), and the fits stop once one K is
+#: left. None: every K is fitted on every subsample (the complete table).
 EARLY_DROP: tuple[int, float] | None = (4, 2.33)
 
 
@@ -558,9 +558,10 @@ def stability_select(
        then one subsample at a time is added; a K whose mean agreement trails the
        leading K's by more than ``z`` jackknife standard errors of the difference
        (over the subsamples fitted so far, the same ones for both) is not fitted
-       further, and cannot be chosen. The table keeps its mean over the subsamples it
-       was fitted on (column ``fits``) and ``se_stability`` its jackknife standard
-       error.
+       further, and cannot be chosen; once a single K is left it is the choice and
+       the fits stop. The table keeps each K's mean over the subsamples it was fitted
+       on (column ``fits``) and ``se_stability`` its jackknife standard error. The K
+       fitted on the most subsamples compete.
     """
     (n_gap, n_seeded), pair_fits = choice_fits(prep.data.n, n_restarts)
     gap_seed, pair_root = seed.spawn(2)
@@ -583,7 +584,7 @@ def stability_select(
         prep.data, settings, consts, ks, pair_root, n_pairs, size, pair_fits, n_jobs, EARLY_DROP
     )
     stab, sd, se = stability_stats(A, fitted)
-    last = fitted == fitted.max()  # the K fitted on every subsample compete
+    last = fitted == fitted.max()  # those still in at the end (and left there) compete
     chosen = 1 if one else stability_choice(ks, np.where(last, stab, np.nan))
     nan = [np.nan] * (len(ks) - 1)
     table = pd.DataFrame(
@@ -649,7 +650,8 @@ def agreement(
     it (the first ``fitted[j]``). Each subsample (``size`` rows, :func:`_draw_subsamples`)
     is taken once and fitted at every K with ``fits = (n_restarts, n_seeded)``. With
     ``early = (first, z)`` the K still in contention (:func:`contenders`) are fitted
-    one subsample at a time from ``first`` subsamples on; None: every K on all."""
+    one subsample at a time from ``first`` subsamples on, until one is left (the
+    winner: it stops there too) or all subsamples are fitted; None: every K on all."""
     rows, seeds = _draw_subsamples(d, pair_root, n_pairs, size, len(ks))
     shared = (d, [core.take_rows(d, r) for r in rows])
     S = len(rows)
@@ -669,9 +671,10 @@ def agreement(
                 if lab is not None and labels[j][t] is not None:
                     A[j, s, t] = A[j, t, s] = adjusted_rand(lab, labels[j][t])
         fitted[active] = r
-        if r == S:
+        if r < S:
+            active = contenders(ks, A, r, active, early[1])  # type: ignore[index]
+        if r == S or active.sum() < 2:  # all fitted, or the winner decided
             return A, fitted
-        active = contenders(ks, A, r, active, early[1])  # type: ignore[index]
         r += 1
 
 
