@@ -536,11 +536,8 @@ def _cost_pieces(data: CraftData, st: State, F_delta: float, sigma_override: flo
             cat = _scratch("cost_cat", (first.size, K))
             add_rows(level, data.g0[first], 0, F_v, False, cat)
     if P:
-        sig = st.sigma if sigma_override is None else sigma_override
-        W = st.v[:, :P] / (2.0 * sig * sig)  # (K, P)
-        W2 = (-2.0 * (W * st.zeta)).T
-        wz2 = W * st.zeta * st.zeta
-        wz2_sum = wz2.sum(axis=1)
+        W, Wz, wz2, wz2_sum = _numeric_weights(st, P, sigma_override)
+        W2 = Wz.T
     for a in range(0, data.n, PIECE_ROWS):
         b = min(a + PIECE_ROWS, data.n)
         m = b - a
@@ -571,6 +568,24 @@ def _cost_pieces(data: CraftData, st: State, F_delta: float, sigma_override: flo
                 D += np.matmul(Mf, wz2.T, out=tmp)
         _add(D, D, F_v)
         yield a, b, D
+
+
+def _numeric_weights(st: State, P: int, sigma_override: float | None) -> tuple[np.ndarray, ...]:
+    """The numeric costs' per-cluster terms (K, P): ``W = v / (2 sigma^2)``,
+    ``Wz = -2 W zeta``, ``wz2 = W zeta^2`` and its row sums ``wz2_sum``."""
+    sig = st.sigma if sigma_override is None else sigma_override
+    W = st.v[:, :P] / (2.0 * sig * sig)
+    wz2 = W * st.zeta * st.zeta
+    return W, -2.0 * (W * st.zeta), wz2, wz2.sum(axis=1)
+
+
+def _mask_floats(data: CraftData) -> np.ndarray:
+    """The observed mask as floats (kept for small data, else in a buffer)."""
+    Mf = row_cache(data, "mask_floats", lambda: data.M.astype(np.float64))
+    if Mf is None:
+        Mf = _scratch("cost_mask", data.M.shape)
+        np.copyto(Mf, data.M)
+    return Mf
 
 
 def _add(D: np.ndarray, x: np.ndarray, y: np.ndarray) -> None:
@@ -1416,7 +1431,11 @@ def _passes(
     max_clusters: int | None,
     stop_above: tuple[int, int] | None,
 ) -> _Loop:
-    """CAF passes, parameter updates and selection until no label changes (or a stop)."""
+    """CAF passes, parameter updates and selection until no label changes (or a stop);
+    in one compiled call when the data are one block in memory (:func:`_compiled_passes`)."""
+    if _compiles(B, settings):
+        stops = (max_clusters, stop_above)
+        return _compiled_passes(B, st, threshold, settings, consts, rng, stops)
     ex = B.executor
     shuffle, so = settings.shuffle, settings.sigma_override
     states, remap = ex.initial_states(), None
@@ -1475,6 +1494,117 @@ def _passes(
         states = [{"labels": labels[a : a + n]} for a, n in zip(ex.offsets, ex.sizes)]
         remap = None
     return _Loop(states, remap, st, trace, tot, it, converged, aborted, known)
+
+
+#: Data in one block of at most this many (rows + 1) x (categorical features + 1) run
+#: their passes compiled (:func:`_compiled_passes`: the log tables take that many floats).
+COMPILED_CELLS = 1 << 22
+
+
+def _compiles(B: Blocked, settings: Settings) -> bool:
+    """Whether :func:`_passes` runs compiled: one in-memory block, rows in data order,
+    the fixed budget (or every feature kept)."""
+    ex = B.executor
+    return (
+        B.local
+        and len(ex.sizes) == 1
+        and B.n <= PIECE_ROWS
+        and not settings.shuffle
+        and (settings.budget == "fixed" or settings.select_all)
+        and (B.n + 1) * (B.Q + 1) <= COMPILED_CELLS
+    )
+
+
+def _log_tables(d: CraftData) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """numpy's logs of every value the level shares of :func:`state_from_stats` and
+    :func:`singleton` can take on ``d`` (counts are integers from 0 to ``n``):
+    ``log(c + alpha)``; per feature ``log(c + alpha L_q)``; and a singleton's
+    ``log((c + alpha) / (o + alpha L))`` for (count, observed) = (0, 0), (0, 1), (1, 1)."""
+    c = np.arange(d.n + 1, dtype=np.float64)
+    aL = d.alpha * d.L
+    logc = np.log(c + d.alpha)
+    logn = np.log(c[None, :] + aL[:, None]) if d.Q else np.zeros((0, d.n + 1))
+    S = d.level_q.size
+    sing = np.empty((3, S))
+    for row, (k, o) in enumerate(((0.0, 0.0), (0.0, 1.0), (1.0, 1.0))):
+        sing[row] = np.log((np.full(S, k) + d.alpha) / (np.full(S, o) + aL[d.level_q]))
+    return logc, logn, sing
+
+
+def _compiled_passes(
+    B: Blocked, st: State, threshold: float, settings: Settings, consts: Constants, rng, stops
+) -> _Loop:
+    """:func:`_passes` on one in-memory block in one compiled call
+    (:func:`~sparseclust._craft.loop_jit.run_passes`): the same operations in the same
+    order, the same draws from ``rng``, hence the same fit bit for bit. ``stops``:
+    ``(max_clusters, stop_above)``."""
+    max_clusters, stop_above = stops
+    from .loop_jit import GROW, run_passes
+
+    d = B.executor.blocks[0]
+    distinct_rows(d)  # for the costs after the passes (core._k_final)
+    tables = row_cache(d, "log_tables", lambda: _log_tables(d))
+    tables = _log_tables(d) if tables is None else tables
+    masked = d.M is not None
+    Mf = _mask_floats(d) if masked else np.zeros((0, d.P))
+    dat = (d.codes.T, d.offsets, d.L, d.g0, d.X0, Mf, d.col_mean, d.col_sd, d.level_q,
+           d.log_eta0, *tables)  # fmt: skip
+    s = settings
+    fp = (float(threshold), consts.F_delta, consts.a0, consts.b0, float(s.sigma_floor),
+          -1.0 if s.sigma_override is None else float(s.sigma_override))  # fmt: skip
+    n_num = fixed_count(s.m, d.P) if d.P else 0
+    n_cat = fixed_count(s.m, d.Q) if d.Q else 0
+    stop_k, stop_n = stop_above if stop_above is not None else (-1, -1)
+    ip = np.array([masked, s.select_all, n_num, n_cat, s.max_iter,
+                   -1 if max_clusters is None else max_clusters, stop_k, stop_n], dtype=np.int64)  # fmt: skip
+    labels, cost = np.zeros(d.n, dtype=np.int64), np.empty(d.n)
+    trace = np.empty((s.max_iter, 3))
+    ints = np.zeros(8, dtype=np.int64)
+    ints[1] = st.K
+    cap = max(2 * st.K, 8)
+    # the Bernoulli draws: uniforms taken from rng ahead, in its order; rng is put back
+    # where the draws used leave it
+    before = rng.bit_generator.state
+    u = rng.random(0 if s.select_all else 64 * (d.P + d.Q))
+    while True:
+        cur = _buffers(st, ints[1], cap)
+        nxt = _buffers(None, 0, cap, like=cur)
+        tot_nk = np.empty(cap)
+        if run_passes(dat, cur, nxt, labels, cost, tot_nk, trace, ints, u, fp, ip) != GROW:
+            break
+        st = State(*(a[: ints[1]] for a in cur))
+        cap = max(cap, int(ints[6]))
+        if ints[7] + (ints[6] - ints[1]) * (d.P + d.Q) > u.size:
+            u = np.concatenate([u, rng.random(max(u.size, (ints[6] - ints[1]) * (d.P + d.Q)))])
+    if u.size:
+        rng.bit_generator.state = before
+        rng.random(int(ints[7]))
+    it, K, K_tot = int(ints[0]), int(ints[1]), int(ints[6])
+    state = State(*(np.ascontiguousarray(a[:K]) for a in cur))
+    return _Loop(
+        [{"labels": labels, "cost": cost, "counts": None}],
+        None,
+        state,
+        [(float(a), int(k), float(c)) for a, k, c in trace[:it]],
+        {"nk": tot_nk[:K_tot].copy()},
+        it,
+        bool(ints[3]),
+        bool(ints[4]),
+        bool(ints[5]),
+    )
+
+
+def _buffers(st: State | None, K: int, cap: int, like: tuple | None = None) -> tuple:
+    """A state's arrays in buffers of ``cap`` clusters (zeta, sigma, log_eta, counts, v),
+    the first ``K`` rows ``st``'s."""
+    if st is None:
+        return tuple(np.zeros((cap,) + a.shape[1:], dtype=a.dtype) for a in like)
+    out = []
+    for a in (st.zeta, st.sigma, st.log_eta, st.counts, st.v):
+        buf = np.zeros((cap,) + a.shape[1:], dtype=np.bool_ if a.dtype == bool else np.float64)
+        buf[:K] = a[:K]
+        out.append(buf)
+    return tuple(out)
 
 
 def _shuffled_pass(

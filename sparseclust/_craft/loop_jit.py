@@ -1,0 +1,421 @@
+"""CRAFT's passes on data held in one block of rows, compiled: one call runs the
+passes of a fit (:func:`~sparseclust._craft.core._passes`) from its first cluster
+until no label changes or a stop.
+
+Imported only inside :mod:`.core` (``import sparseclust`` loads no numba). The loop does
+what the numpy pass does (:func:`~sparseclust._craft.core._pass`: costs, the sequential
+new-cluster rule with its Bernoulli draws, assignment, statistics; then the update and
+the fixed-budget selection), operation by operation in the same order, so a fit is the
+same bit for bit:
+
+* matrix products are the numpy code's GEMMs (numba's ``np.dot`` calls the GEMM of the
+  same OpenBLAS build, with the same operands and transposition flags as ``matmul``);
+* a row's cost terms are added in :func:`~sparseclust._craft.core._cost_pieces`'s
+  order; sums numpy reduces pairwise are reduced by
+  :func:`~sparseclust._craft.pass_jit.pairwise_sum`;
+* logarithms are numpy's own: a level share's log is read from tables the caller
+  fills with ``np.log`` (counts are integers, so every value the update can meet is
+  in them);
+* the Bernoulli draws come from the caller's ``Generator`` (numba draws from the same
+  bit generator, so the stream and its state are the caller's).
+
+The clusters live in buffers of ``cap`` rows; when a pass would open more clusters than
+fit, the call returns :data:`GROW` before the pass draws anything, and the caller
+enlarges the buffers and calls again (the pass starts over, the same numbers).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._engine.jit import kernel
+from .costs_jit import centres
+from .pass_jit import pairwise_sum, select_fixed
+
+__all__ = ["DONE", "GROW", "run_passes"]
+
+DONE, GROW = 0, 1
+# ints[]: pass reached, clusters, passes above stop_above's k, converged, aborted, known,
+# clusters of the last pass (or wanted), uniforms used
+IT, K_, OVER, CONV, ABORT, KNOWN = range(6)
+
+
+@kernel(internal=True)
+def _costs(
+    codes_t, g0, X, Mf, W, Wz, wz2, wz2_sum, F_v, table, base, masked, D
+):  # pragma: no cover
+    """``D`` (rows, clusters): the costs of the rows given (``codes_t`` transposed
+    codes, ``X`` numeric cells) as :func:`~sparseclust._craft.core._cost_pieces` adds
+    them: categorical terms gathered feature by feature, ``+ g0``, ``+ F_v`` on
+    categorical data; with numeric features ``+ X^2 W' + X Wz' + wz2_sum`` (``Mf wz2'``
+    with missing cells) ``+ F_v``."""
+    n, K = D.shape
+    Q, P = codes_t.shape[0], X.shape[1]
+    if P:
+        t1, t2 = np.empty((n, K)), np.empty((n, K))
+        np.dot(X * X, W.T, t1)
+        np.dot(X, Wz.T, t2)
+        t3 = np.empty((n, K)) if masked else t1
+        if masked:
+            np.dot(Mf, wz2.T, t3)
+    for r in range(n):
+        for k in range(K):
+            if Q:
+                x = table[codes_t[0, r] + base[0], k]
+                for q in range(1, Q):
+                    x += table[codes_t[q, r] + base[q], k]
+                x = x + g0[r]
+                if not P:
+                    x = x + F_v[k]
+            else:
+                x = 0.0
+            if P:
+                x = x + t1[r, k]
+                x = x + t2[r, k]
+                x = x + (t3[r, k] if masked else wz2_sum[k])
+                x = x + F_v[k]
+            D[r, k] = x
+    return D
+
+
+@kernel(internal=True)
+def _weights(cur, lo, hi, dat, fp):  # pragma: no cover - compiled
+    """Clusters ``lo:hi``'s cost terms as fresh arrays (``core._numeric_weights``,
+    ``F_v`` and ``costs_jit.cost_table``): ``W = v / (2 sig sig)`` (``sig`` the
+    cluster's sd, or ``sigma_override`` when positive), ``Wz = -2 (W zeta)``,
+    ``wz2 = W zeta zeta`` and its row sums (pairwise), ``F_v = F_delta * (selected
+    features)``, and the categorical gather table."""
+    zeta, sigma, log_eta, _, v = cur
+    offsets, L, log_eta0 = dat[1], dat[2], dat[9]
+    P, K, Q = zeta.shape[1], hi - lo, offsets.size
+    so = fp[5]
+    W, Wz, wz2 = np.empty((K, P)), np.empty((K, P)), np.empty((K, P))
+    wz2_sum, F_v = np.empty(K), np.empty(K)
+    table = np.zeros((log_eta0.size + Q, K))
+    for k in range(K):
+        c = lo + k
+        for p in range(P):
+            s = so if so > 0 else sigma[c, p]
+            w = (1.0 if v[c, p] else 0.0) / (2.0 * s * s)
+            wz = w * zeta[c, p]
+            W[k, p], Wz[k, p], wz2[k, p] = w, -2.0 * wz, wz * zeta[c, p]
+        wz2_sum[k] = pairwise_sum(wz2[k], 0, P)
+        F_v[k] = fp[1] * np.sum(v[c])
+        for q in range(Q):
+            on = 1.0 if v[c, P + q] else 0.0
+            for j in range(offsets[q], offsets[q] + L[q]):
+                table[j + q + 1, k] = (log_eta0[j] - log_eta[c, j]) * on
+    return W, Wz, wz2, wz2_sum, F_v, table
+
+
+@kernel(internal=True)
+def _costs_of(rows, cur, lo, hi, dat, fp, masked):  # pragma: no cover - compiled
+    """The costs (rows, clusters) of ``rows`` (all when None is not an option: an
+    array of row numbers) to clusters ``lo:hi``, their rows taken first (as
+    ``core.take_rows``)."""
+    codes_t, offsets, g0, X0, Mf = dat[0], dat[1], dat[3], dat[4], dat[5]
+    m, Q, P = rows.size, codes_t.shape[0], X0.shape[1]
+    ct = np.empty((Q, m), codes_t.dtype)
+    X, M, g = np.empty((m, P)), np.empty((m, P if masked else 0)), np.empty(m)
+    for i in range(m):
+        r = rows[i]
+        for q in range(Q):
+            ct[q, i] = codes_t[q, r]
+        for p in range(P):
+            X[i, p] = X0[r, p]
+        for p in range(M.shape[1]):
+            M[i, p] = Mf[r, p]
+        g[i] = g0[r]
+    W, Wz, wz2, wz2_sum, F_v, table = _weights(cur, lo, hi, dat, fp)
+    base = offsets + np.arange(Q) + 1
+    return _costs(
+        ct, g, X, M, W, Wz, wz2, wz2_sum, F_v, table, base, masked, np.empty((m, hi - lo))
+    )
+
+
+@kernel(internal=True)
+def _all_costs(cur, lo, hi, dat, fp, masked):  # pragma: no cover - compiled
+    """The costs (rows, clusters) of every row to clusters ``lo:hi``."""
+    codes_t, offsets, g0, X0, Mf = dat[0], dat[1], dat[3], dat[4], dat[5]
+    W, Wz, wz2, wz2_sum, F_v, table = _weights(cur, lo, hi, dat, fp)
+    base = offsets + np.arange(offsets.size) + 1
+    D = np.empty((g0.size, hi - lo))
+    return _costs(codes_t, g0, X0, Mf, W, Wz, wz2, wz2_sum, F_v, table, base, masked, D)
+
+
+@kernel(internal=True)
+def _singleton(cur, c, i, v_new, dat):  # pragma: no cover - compiled
+    """Cluster ``c`` opened at row ``i`` (``core.singleton``): centre the row (the
+    column mean where a cell is missing), sd 1, one-hot level counts, log shares
+    from the caller's table of ``log((count + alpha) / (observed + alpha L))``."""
+    zeta, sigma, log_eta, counts, v = cur
+    codes_t, offsets, L, X0, Mf, col_mean, sing = (
+        dat[0], dat[1], dat[2], dat[4], dat[5], dat[6], dat[12]
+    )  # fmt: skip
+    P = X0.shape[1]
+    for p in range(P):
+        seen = Mf.shape[0] == 0 or Mf[i, p] > 0
+        zeta[c, p] = X0[i, p] if seen else col_mean[p]
+        sigma[c, p] = 1.0
+    for q in range(offsets.size):
+        code = codes_t[q, i]
+        for j in range(L[q]):
+            hit = code == j
+            counts[c, offsets[q] + j] = 1.0 if hit else 0.0
+            log_eta[c, offsets[q] + j] = sing[2 if hit else (1 if code >= 0 else 0), offsets[q] + j]
+    v[c, :] = v_new
+
+
+@kernel(internal=True)
+def _open(cur, K, dmin, u, ints, dat, fp, ip):  # pragma: no cover - compiled
+    """Pass, step 2 (``core._open_clusters`` on one block): the candidates (rows whose
+    smallest cost exceeds the threshold) walked in row order; each still beyond the
+    threshold to every cluster opened before it opens one, with features drawn
+    ``Bernoulli((a0 K + vsum) / (K (a0 + b0)))`` (all with ``select_all``); past
+    ``max_clusters`` none. Returns (clusters now, the rows that opened them)."""
+    threshold, a0, b0 = fp[0], fp[2], fp[3]
+    masked, select_all, cap = ip[0] > 0, ip[1] > 0, ip[5]  # draws: u[ints[7]:]
+    v = cur[4]
+    alive = np.flatnonzero(dmin > threshold)
+    openers = np.empty(alive.size, np.int64)
+    n_open = 0
+    vsum = np.zeros(v.shape[1])
+    for k in range(K):
+        for d in range(v.shape[1]):
+            vsum[d] += v[k, d]
+    K_now = K
+    na = alive.size
+    while na and (cap < 0 or K_now <= cap):
+        i = alive[0]
+        p = (a0 * K_now + vsum) / (K_now * (a0 + b0))
+        if select_all:
+            v_new = np.ones(p.size, np.bool_)
+        else:
+            v_new = u[ints[7] : ints[7] + p.size] < p
+            ints[7] += p.size
+        _singleton(cur, K_now, i, v_new, dat)
+        openers[n_open] = i
+        n_open += 1
+        vsum += v_new
+        K_now += 1
+        rest = alive[1:na]
+        if rest.size:
+            c = _costs_of(rest, cur, K_now - 1, K_now, dat, fp, masked)
+            na = 0
+            for t in range(rest.size):
+                if c[t, 0] > threshold:
+                    alive[na] = rest[t]
+                    na += 1
+        else:
+            na = 0
+    return K_now, openers[:n_open]
+
+
+@kernel(internal=True)
+def _assign(cur, K, K_tot, openers, idx, dmin, labels, cost, dat, fp, masked):  # pragma: no cover
+    """Pass, step 3 (``core._k_assign``): every row takes the best of the old
+    clusters (``idx``, ``dmin``) and of the new ones opened at or before it (ties keep
+    the old one); an opening row takes its own cluster."""
+    labels[:] = idx
+    cost[:] = dmin
+    if K_tot == K:
+        return
+    Dn = _all_costs(cur, K, K_tot, dat, fp, masked)
+    for r in range(labels.size):
+        j = -1
+        best = 0.0
+        for t in range(K_tot - K):
+            x = np.inf if openers[t] > r else Dn[r, t]
+            if j < 0 or (best == best and (x < best or x != x)):
+                best, j = x, t
+        if best < dmin[r]:
+            labels[r] = K + j
+            cost[r] = best
+    for t in range(openers.size):
+        labels[openers[t]] = K + t
+        cost[openers[t]] = Dn[openers[t], t]
+
+
+@kernel(internal=True)
+def _stats(labels, K_tot, dat):  # pragma: no cover - compiled
+    """``core.block_stats`` of the pass's labels: (cluster sizes ``nk``, ``s1``, ``s2``,
+    observed cells ``cnt``, level counts as floats). Sums by the same products: a dense
+    0/1 membership matrix times the cells (GEMM) up to 32 clusters, beyond that the
+    rows added one by one in row order (scipy's sparse product)."""
+    codes_t, offsets, L, X0, Mf = dat[0], dat[1], dat[2], dat[4], dat[5]
+    n, P, Q, S = labels.size, X0.shape[1], offsets.size, dat[9].size
+    cnt_i = np.zeros((K_tot, S + Q), np.int64)
+    for q in range(Q):
+        b = offsets[q] + q + 1
+        for r in range(n):
+            cnt_i[labels[r], codes_t[q, r] + b] += 1
+    nk = np.zeros(K_tot)
+    if Q:
+        for k in range(K_tot):
+            nk[k] = np.sum(cnt_i[k, : L[0] + 1])
+    else:
+        for r in range(n):
+            nk[labels[r]] += 1.0
+    s1, s2 = np.zeros((K_tot, P)), np.zeros((K_tot, P))
+    cnt = np.zeros((K_tot, P))
+    masked = Mf.shape[0] > 0
+    if P and K_tot <= 32:
+        Z = np.zeros((K_tot, n))
+        for r in range(n):
+            Z[labels[r], r] = 1.0
+        np.dot(Z, X0, s1)
+        np.dot(Z, X0 * X0, s2)
+        if masked:
+            np.dot(Z, Mf, cnt)
+    elif P:
+        for r in range(n):
+            k = labels[r]
+            for p in range(P):
+                x = X0[r, p]
+                s1[k, p] += x
+                s2[k, p] += x * x
+                if masked:
+                    cnt[k, p] += Mf[r, p]
+    if not masked:
+        for k in range(K_tot):
+            cnt[k, :] = nk[k]
+    counts = np.empty((K_tot, S))
+    for q in range(Q):
+        for j in range(offsets[q], offsets[q] + L[q]):
+            counts[:, j] = cnt_i[:, j + q + 1]
+    return nk, s1, s2, cnt, counts
+
+
+@kernel(internal=True)
+def _update(cur, nxt, K_tot, nk, s1, s2, cnt, counts, dat, fp, ip):  # pragma: no cover
+    """``core.state_from_stats`` then ``core.select`` (fixed budget) into ``nxt``:
+    the non-empty clusters' means and sds (``costs_jit.centres``), level counts and
+    log shares ``log(count + alpha) - log(n_q + alpha L_q)`` (read from the caller's
+    tables of numpy's logs), and the selection. Returns (clusters kept, remap)."""
+    offsets, L, col_mean, col_sd, log_eta0, logc, logn = (
+        dat[1], dat[2], dat[6], dat[7], dat[9], dat[10], dat[11]
+    )  # fmt: skip
+    P, Q, S = s1.shape[1], offsets.size, log_eta0.size
+    keep = np.flatnonzero(nk)
+    K2 = keep.size
+    remap = np.full(K_tot, -1, np.int64)
+    remap[keep] = np.arange(K2)
+    zeta, sigma = np.empty((K2, P)), np.empty((K2, P))
+    centres(s1, s2, cnt, nk, keep, col_mean, col_sd, fp[4], zeta, sigma)
+    kc, le = np.empty((K2, S)), np.empty((K2, S))
+    for j in range(K2):
+        for q in range(Q):
+            o = offsets[q]
+            nq = counts[keep[j], o]
+            for s in range(o + 1, o + L[q]):
+                nq += counts[keep[j], s]
+            nq = nq + 0.0
+            for s in range(o, o + L[q]):
+                c = counts[keep[j], s]
+                kc[j, s] = c
+                le[j, s] = logc[int(c)] - logn[q, int(nq)]
+    v = np.zeros((K2, cur[4].shape[1]), np.bool_)
+    if ip[1]:
+        v[:] = True
+    else:
+        select_fixed(sigma, kc, le, log_eta0, offsets, L, ip[2], ip[3], v)
+    nxt[0][:K2], nxt[1][:K2], nxt[2][:K2], nxt[3][:K2], nxt[4][:K2] = zeta, sigma, le, kc, v
+    return K2, remap
+
+
+@kernel(internal=True)
+def _equal(a, b, K):  # pragma: no cover - compiled
+    """The first ``K`` rows of ``a`` and ``b`` equal element by element (NaN unequal)."""
+    for k in range(K):
+        for j in range(a.shape[1]):
+            if not a[k, j] == b[k, j]:
+                return False
+    return True
+
+
+@kernel(internal=True)
+def _same(cur, nxt, K_tot, K2):  # pragma: no cover - compiled
+    """``core._same_parameters`` of the pass's clusters and the updated ones."""
+    if K_tot != K2:
+        return False
+    return (
+        _equal(cur[4], nxt[4], K2)
+        and _equal(cur[0], nxt[0], K2)
+        and _equal(cur[1], nxt[1], K2)
+        and _equal(cur[2], nxt[2], K2)
+    )
+
+
+@kernel
+def run_passes(dat, cur, nxt, labels, cost, tot_nk, trace, ints, u, fp, ip):  # pragma: no cover
+    """The passes of ``core._passes`` from the clusters in ``cur`` (``ints[K_]`` of
+    them) and the labels of the rows (``labels``, used from the second pass on),
+    starting after pass ``ints[IT]``. ``fp``: (threshold, F_delta, a0, b0,
+    sigma_floor, sigma_override or -1); ``ip``: (cells missing, select_all, numeric
+    and categorical features selected, max_iter, max_clusters or -1, stop_above's
+    (k, n) or -1). On return ``cur`` holds the clusters, ``labels`` and ``cost`` the
+    last pass's (its own costs, renumbered), ``tot_nk`` its cluster sizes,
+    ``trace[it]`` its objective terms, ``ints`` the loop's counters and flags.
+    :data:`GROW` when a pass would open more clusters than the buffers hold
+    (``ints[6]``: how many it could open; else the last pass's clusters)."""
+    n, cap = labels.size, cur[0].shape[0]
+    masked = ip[0] > 0
+    it, K, over = ints[IT], ints[K_], ints[OVER]
+    old = labels.copy()
+    while it < ip[4]:
+        D = _all_costs(cur, 0, K, dat, fp, masked)
+        idx, dmin = np.empty(n, np.int64), np.empty(n)
+        n_cand = 0
+        for r in range(n):
+            best, j = D[r, 0], 0
+            for k in range(1, K):
+                if best == best and (D[r, k] < best or D[r, k] != D[r, k]):
+                    best, j = D[r, k], k
+            idx[r], dmin[r] = j, best
+            n_cand += best > fp[0]
+        if K + n_cand > cap or (ip[1] == 0 and ints[7] + n_cand * cur[4].shape[1] > u.size):
+            ints[IT], ints[K_], ints[OVER], ints[6] = it, K, over, K + n_cand
+            return GROW
+        it += 1
+        old[:] = labels
+        K_tot, openers = _open(cur, K, dmin, u, ints, dat, fp, ip) if n_cand else (K, idx[:0])
+        _assign(cur, K, K_tot, openers, idx, dmin, labels, cost, dat, fp, masked)
+        nk, s1, s2, cnt, counts = _stats(labels, K_tot, dat)
+        fv = 0.0
+        used = 0
+        nv_used = 0
+        for k in range(K_tot):
+            nv = np.sum(cur[4][k])
+            fv += nk[k] * nv
+            if nk[k] != 0:
+                used += 1
+                nv_used += nv
+        trace[it - 1, 0] = pairwise_sum(cost, 0, n) - fp[1] * fv
+        trace[it - 1, 1] = used
+        trace[it - 1, 2] = fp[1] * float(nv_used)
+        K2, remap = _update(cur, nxt, K_tot, nk, s1, s2, cnt, counts, dat, fp, ip)
+        tot_nk[:K_tot] = nk
+        same = it > 1 and K2 == K
+        for r in range(n):
+            same = same and remap[labels[r]] == old[r]
+            labels[r] = remap[labels[r]]
+        ints[KNOWN] = same and _same(cur, nxt, K_tot, K2)
+        for f in range(K2):
+            cur[0][f], cur[1][f], cur[2][f], cur[3][f], cur[4][f] = (
+                nxt[0][f], nxt[1][f], nxt[2][f], nxt[3][f], nxt[4][f]
+            )  # fmt: skip
+        K = K2
+        ints[6] = K_tot
+        if same:
+            ints[CONV] = 1
+            break
+        if ip[5] >= 0 and K > ip[5]:
+            ints[ABORT] = 1
+            break
+        if ip[6] >= 0:
+            over = over + 1 if K > ip[6] else 0
+            if over >= ip[7]:
+                ints[ABORT] = 1
+                break
+    ints[IT], ints[K_], ints[OVER] = it, K, over
+    return DONE

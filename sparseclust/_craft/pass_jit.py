@@ -1,0 +1,140 @@
+"""Pieces of CRAFT's compiled passes (:mod:`.loop_jit`) that match numpy's own
+arithmetic: numpy's pairwise sum, and the fixed-budget selection.
+
+Imported only by the ``*_jit`` modules (``import sparseclust`` loads no numba). Each
+kernel does the numpy code's operations in the same order, so the results are the same
+bit for bit: sums numpy reduces pairwise are reduced by :func:`pairwise_sum`, and the
+tie keys of the selection are numpy's ``round(x / scale, 10)`` (``rint(y * 1e10) /
+1e10``), sorted stably.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._engine.jit import kernel
+
+__all__ = ["pairwise_sum", "select_fixed"]
+
+
+@kernel(internal=True)
+def _block_sum(a, lo, n):  # pragma: no cover - compiled
+    """numpy's sum of a run of at most 128 values: below 8 one by one from 0, else in
+    eight interleaved partial sums added as a tree, then the rest one by one."""
+    if n < 8:
+        res = 0.0
+        for i in range(n):
+            res += a[lo + i]
+        return res
+    r0, r1, r2, r3 = a[lo], a[lo + 1], a[lo + 2], a[lo + 3]
+    r4, r5, r6, r7 = a[lo + 4], a[lo + 5], a[lo + 6], a[lo + 7]
+    i = 8
+    top = n - n % 8
+    while i < top:
+        r0 += a[lo + i]
+        r1 += a[lo + i + 1]
+        r2 += a[lo + i + 2]
+        r3 += a[lo + i + 3]
+        r4 += a[lo + i + 4]
+        r5 += a[lo + i + 5]
+        r6 += a[lo + i + 6]
+        r7 += a[lo + i + 7]
+        i += 8
+    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < n:
+        res += a[lo + i]
+        i += 1
+    return res
+
+
+@kernel
+def pairwise_sum(a, lo, n):  # pragma: no cover - compiled
+    """``a[lo:lo + n].sum()`` as numpy adds a contiguous float64 run: runs of up to 128
+    values by :func:`_block_sum`; a longer run as its two halves (the first a multiple
+    of 8 long) summed apart and added, first half + second. Walked with an explicit
+    stack, not by recursion (numba's on-disk cache loads recursive kernels badly)."""
+    if n <= 128:
+        return _block_sum(a, lo, n)
+    s_lo, s_n, s_step = np.empty(64, np.int64), np.empty(64, np.int64), np.zeros(64, np.int64)
+    vals = np.empty(64)
+    s_lo[0], s_n[0], sp, nv = lo, n, 1, 0
+    while sp:
+        t = sp - 1
+        m = s_n[t]
+        if m <= 128:
+            vals[nv] = _block_sum(a, s_lo[t], m)
+            nv += 1
+            sp -= 1
+            continue
+        half = m // 2 - (m // 2) % 8
+        if s_step[t] < 2:  # push the first half, then the second
+            first = s_step[t] == 0
+            s_step[t] += 1
+            s_lo[sp] = s_lo[t] if first else s_lo[t] + half
+            s_n[sp] = half if first else m - half
+            s_step[sp] = 0
+            sp += 1
+        else:  # both halves summed
+            vals[nv - 2] = vals[nv - 2] + vals[nv - 1]
+            nv -= 1
+            sp -= 1
+    return vals[0]
+
+
+@kernel(internal=True)
+def _top(key, n_sel, row, v, first):  # pragma: no cover - compiled
+    """``v[row, first + d] = True`` for the ``n_sel`` features of smallest ``key`` (a
+    stable sort: ties to the earlier feature, NaN last)."""
+    order = np.argsort(key, kind="mergesort")
+    for i in range(n_sel):
+        v[row, first + order[i]] = True
+
+
+@kernel
+def select_fixed(sigma, counts, log_eta, log_eta0, offsets, L, n_num, n_cat, v):  # pragma: no cover
+    """The fixed-budget selection (``core.select``): per cluster the ``n_num`` numeric
+    features of least sd and the ``n_cat`` categorical ones of largest ``G_d - G_kd``,
+    ranked by ``core._tie_key`` (values divided by the row's scale, rounded to 10
+    decimals as numpy rounds: ``rint(y * 1e10) / 1e10``), sorted stably. ``G_d`` and
+    ``G_kd`` are ``core.feature_sums`` of ``counts * log_eta0`` and ``counts * log_eta``
+    negated; the scale of the categorical keys is ``max |G_d|``. ``v`` (clusters,
+    features) comes in all False."""
+    K, P = sigma.shape
+    Q = offsets.size
+    key = np.empty(P)
+    for k in range(K if P else 0):
+        scale = 0.0
+        for p in range(P):
+            a = abs(sigma[k, p])
+            if a > scale or a != a:
+                scale = a
+        if not scale > 0:
+            scale = 1.0
+        for p in range(P):
+            key[p] = np.rint(sigma[k, p] / scale * 1e10) / 1e10
+        _top(key, n_num, k, v, 0)
+    if Q == 0:
+        return v
+    G_d = np.empty(Q)
+    neg = np.empty(Q)
+    for k in range(K):
+        for q in range(Q):
+            o = offsets[q]
+            a = counts[k, o] * log_eta0[o]
+            b = counts[k, o] * log_eta[k, o]
+            for j in range(1, L[q]):
+                a += counts[k, o + j] * log_eta0[o + j]
+                b += counts[k, o + j] * log_eta[k, o + j]
+            G_d[q] = -(a + 0.0)
+            neg[q] = -(G_d[q] - -(b + 0.0))
+        scale = 0.0
+        for q in range(Q):
+            a = abs(G_d[q])
+            if a > scale or a != a:
+                scale = a
+        if not scale > 0:
+            scale = 1.0
+        for q in range(Q):
+            neg[q] = np.rint(neg[q] / scale * 1e10) / 1e10
+        _top(neg, n_cat, k, v, P)
+    return v
