@@ -1531,6 +1531,10 @@ def _log_tables(d: CraftData) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return logc, logn, sing
 
 
+def _codes_t32(d: CraftData) -> np.ndarray:
+    return np.ascontiguousarray(d.codes.T, dtype=np.int32)
+
+
 def _compiled_passes(
     B: Blocked, st: State, threshold: float, settings: Settings, consts: Constants, rng, stops
 ) -> _Loop:
@@ -1545,9 +1549,12 @@ def _compiled_passes(
     distinct_rows(d)  # for the costs after the passes (core._k_final)
     tables = row_cache(d, "log_tables", lambda: _log_tables(d))
     tables = _log_tables(d) if tables is None else tables
+    # the codes transposed as int32 whatever their type: one compilation serves all data
+    codes_t = row_cache(d, "codes_t32", lambda: _codes_t32(d))
+    codes_t = _codes_t32(d) if codes_t is None else codes_t
     masked = d.M is not None
     Mf = _mask_floats(d) if masked else np.zeros((0, d.P))
-    dat = (d.codes.T, d.offsets, d.L, d.g0, d.X0, Mf, d.col_mean, d.col_sd, d.level_q,
+    dat = (codes_t, d.offsets, d.L, d.g0, d.X0, Mf, d.col_mean, d.col_sd, d.level_q,
            d.log_eta0, *tables)  # fmt: skip
     s = settings
     fp = (float(threshold), consts.F_delta, consts.a0, consts.b0, float(s.sigma_floor),

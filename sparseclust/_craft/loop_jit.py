@@ -52,8 +52,11 @@ def _costs(
     n, K = D.shape
     Q, P = codes_t.shape[0], X.shape[1]
     if P:
-        t1, t2 = np.empty((n, K)), np.empty((n, K))
-        np.dot(X * X, W.T, t1)
+        t1, t2, X2 = np.empty((n, K)), np.empty((n, K)), np.empty((n, P))
+        for r in range(n):
+            for p in range(P):
+                X2[r, p] = X[r, p] * X[r, p]
+        np.dot(X2, W.T, t1)
         np.dot(X, Wz.T, t2)
         t3 = np.empty((n, K)) if masked else t1
         if masked:
@@ -99,8 +102,8 @@ def _weights(cur, lo, hi, dat, fp):  # pragma: no cover - compiled
             w = (1.0 if v[c, p] else 0.0) / (2.0 * s * s)
             wz = w * zeta[c, p]
             W[k, p], Wz[k, p], wz2[k, p] = w, -2.0 * wz, wz * zeta[c, p]
-        wz2_sum[k] = pairwise_sum(wz2[k], 0, P)
-        F_v[k] = fp[1] * np.sum(v[c])
+        wz2_sum[k] = pairwise_sum(wz2[k], P)
+        F_v[k] = fp[1] * _count(v, c)
         for q in range(Q):
             on = 1.0 if v[c, P + q] else 0.0
             for j in range(offsets[q], offsets[q] + L[q]):
@@ -127,9 +130,8 @@ def _costs_of(rows, cur, lo, hi, dat, fp, masked):  # pragma: no cover - compile
             M[i, p] = Mf[r, p]
         g[i] = g0[r]
     W, Wz, wz2, wz2_sum, F_v, table = _weights(cur, lo, hi, dat, fp)
-    base = offsets + np.arange(Q) + 1
     return _costs(
-        ct, g, X, M, W, Wz, wz2, wz2_sum, F_v, table, base, masked, np.empty((m, hi - lo))
+        ct, g, X, M, W, Wz, wz2, wz2_sum, F_v, table, _base(offsets), masked, np.empty((m, hi - lo))
     )
 
 
@@ -138,9 +140,8 @@ def _all_costs(cur, lo, hi, dat, fp, masked):  # pragma: no cover - compiled
     """The costs (rows, clusters) of every row to clusters ``lo:hi``."""
     codes_t, offsets, g0, X0, Mf = dat[0], dat[1], dat[3], dat[4], dat[5]
     W, Wz, wz2, wz2_sum, F_v, table = _weights(cur, lo, hi, dat, fp)
-    base = offsets + np.arange(offsets.size) + 1
     D = np.empty((g0.size, hi - lo))
-    return _costs(codes_t, g0, X0, Mf, W, Wz, wz2, wz2_sum, F_v, table, base, masked, D)
+    return _costs(codes_t, g0, X0, Mf, W, Wz, wz2, wz2_sum, F_v, table, _base(offsets), masked, D)
 
 
 @kernel(internal=True)
@@ -163,7 +164,8 @@ def _singleton(cur, c, i, v_new, dat):  # pragma: no cover - compiled
             hit = code == j
             counts[c, offsets[q] + j] = 1.0 if hit else 0.0
             log_eta[c, offsets[q] + j] = sing[2 if hit else (1 if code >= 0 else 0), offsets[q] + j]
-    v[c, :] = v_new
+    for d in range(v.shape[1]):
+        v[c, d] = v_new[d]
 
 
 @kernel(internal=True)
@@ -176,27 +178,33 @@ def _open(cur, K, dmin, u, ints, dat, fp, ip):  # pragma: no cover - compiled
     threshold, a0, b0 = fp[0], fp[2], fp[3]
     masked, select_all, cap = ip[0] > 0, ip[1] > 0, ip[5]  # draws: u[ints[7]:]
     v = cur[4]
-    alive = np.flatnonzero(dmin > threshold)
-    openers = np.empty(alive.size, np.int64)
+    alive = np.empty(dmin.size, np.int64)
+    na = 0
+    for r in range(dmin.size):
+        if dmin[r] > threshold:
+            alive[na] = r
+            na += 1
+    openers = np.empty(na, np.int64)
     n_open = 0
     vsum = np.zeros(v.shape[1])
     for k in range(K):
         for d in range(v.shape[1]):
             vsum[d] += v[k, d]
     K_now = K
-    na = alive.size
+    D = v.shape[1]
+    p, v_new = np.empty(D), np.empty(D, np.bool_)
     while na and (cap < 0 or K_now <= cap):
         i = alive[0]
-        p = (a0 * K_now + vsum) / (K_now * (a0 + b0))
-        if select_all:
-            v_new = np.ones(p.size, np.bool_)
-        else:
-            v_new = u[ints[7] : ints[7] + p.size] < p
-            ints[7] += p.size
+        for d in range(D):
+            p[d] = (a0 * K_now + vsum[d]) / (K_now * (a0 + b0))
+            v_new[d] = True if select_all else u[ints[7] + d] < p[d]
+        if not select_all:
+            ints[7] += D
         _singleton(cur, K_now, i, v_new, dat)
         openers[n_open] = i
         n_open += 1
-        vsum += v_new
+        for d in range(D):
+            vsum[d] += v_new[d]
         K_now += 1
         rest = alive[1:na]
         if rest.size:
@@ -216,8 +224,8 @@ def _assign(cur, K, K_tot, openers, idx, dmin, labels, cost, dat, fp, masked):  
     """Pass, step 3 (``core._k_assign``): every row takes the best of the old
     clusters (``idx``, ``dmin``) and of the new ones opened at or before it (ties keep
     the old one); an opening row takes its own cluster."""
-    labels[:] = idx
-    cost[:] = dmin
+    for r in range(labels.size):
+        labels[r], cost[r] = idx[r], dmin[r]
     if K_tot == K:
         return
     Dn = _all_costs(cur, K, K_tot, dat, fp, masked)
@@ -252,7 +260,8 @@ def _stats(labels, K_tot, dat):  # pragma: no cover - compiled
     nk = np.zeros(K_tot)
     if Q:
         for k in range(K_tot):
-            nk[k] = np.sum(cnt_i[k, : L[0] + 1])
+            for j in range(L[0] + 1):
+                nk[k] += cnt_i[k, j]
     else:
         for r in range(n):
             nk[labels[r]] += 1.0
@@ -260,11 +269,13 @@ def _stats(labels, K_tot, dat):  # pragma: no cover - compiled
     cnt = np.zeros((K_tot, P))
     masked = Mf.shape[0] > 0
     if P and K_tot <= 32:
-        Z = np.zeros((K_tot, n))
+        Z, X2 = np.zeros((K_tot, n)), np.empty((n, P))
         for r in range(n):
             Z[labels[r], r] = 1.0
+            for p in range(P):
+                X2[r, p] = X0[r, p] * X0[r, p]
         np.dot(Z, X0, s1)
-        np.dot(Z, X0 * X0, s2)
+        np.dot(Z, X2, s2)
         if masked:
             np.dot(Z, Mf, cnt)
     elif P:
@@ -278,11 +289,13 @@ def _stats(labels, K_tot, dat):  # pragma: no cover - compiled
                     cnt[k, p] += Mf[r, p]
     if not masked:
         for k in range(K_tot):
-            cnt[k, :] = nk[k]
+            for p in range(P):
+                cnt[k, p] = nk[k]
     counts = np.empty((K_tot, S))
     for q in range(Q):
         for j in range(offsets[q], offsets[q] + L[q]):
-            counts[:, j] = cnt_i[:, j + q + 1]
+            for k in range(K_tot):
+                counts[k, j] = cnt_i[k, j + q + 1]
     return nk, s1, s2, cnt, counts
 
 
@@ -296,10 +309,14 @@ def _update(cur, nxt, K_tot, nk, s1, s2, cnt, counts, dat, fp, ip):  # pragma: n
         dat[1], dat[2], dat[6], dat[7], dat[9], dat[10], dat[11]
     )  # fmt: skip
     P, Q, S = s1.shape[1], offsets.size, log_eta0.size
-    keep = np.flatnonzero(nk)
-    K2 = keep.size
-    remap = np.full(K_tot, -1, np.int64)
-    remap[keep] = np.arange(K2)
+    keep, remap = np.empty(K_tot, np.int64), np.empty(K_tot, np.int64)
+    K2 = 0
+    for k in range(K_tot):
+        remap[k] = K2 if nk[k] != 0 else -1
+        if nk[k] != 0:
+            keep[K2] = k
+            K2 += 1
+    keep = keep[:K2]
     zeta, sigma = np.empty((K2, P)), np.empty((K2, P))
     centres(s1, s2, cnt, nk, keep, col_mean, col_sd, fp[4], zeta, sigma)
     kc, le = np.empty((K2, S)), np.empty((K2, S))
@@ -316,11 +333,41 @@ def _update(cur, nxt, K_tot, nk, s1, s2, cnt, counts, dat, fp, ip):  # pragma: n
                 le[j, s] = logc[int(c)] - logn[q, int(nq)]
     v = np.zeros((K2, cur[4].shape[1]), np.bool_)
     if ip[1]:
-        v[:] = True
+        v = np.ones((K2, cur[4].shape[1]), np.bool_)
     else:
         select_fixed(sigma, kc, le, log_eta0, offsets, L, ip[2], ip[3], v)
-    nxt[0][:K2], nxt[1][:K2], nxt[2][:K2], nxt[3][:K2], nxt[4][:K2] = zeta, sigma, le, kc, v
+    _put(nxt[0], zeta, K2)
+    _put(nxt[1], sigma, K2)
+    _put(nxt[2], le, K2)
+    _put(nxt[3], kc, K2)
+    _put(nxt[4], v, K2)
     return K2, remap
+
+
+@kernel(internal=True)
+def _put(dst, src, K):  # pragma: no cover - compiled
+    """``dst[:K] = src[:K]`` (2-D), element by element."""
+    for k in range(K):
+        for j in range(src.shape[1]):
+            dst[k, j] = src[k, j]
+
+
+@kernel(internal=True)
+def _count(v, k):  # pragma: no cover - compiled
+    """Features selected in cluster ``k`` (``v[k].sum()``)."""
+    c = 0
+    for d in range(v.shape[1]):
+        c += v[k, d]
+    return c
+
+
+@kernel(internal=True)
+def _base(offsets):  # pragma: no cover - compiled
+    """Row of each feature's level 0 in the gather table: ``offsets + q + 1``."""
+    out = np.empty(offsets.size, np.int64)
+    for q in range(offsets.size):
+        out[q] = offsets[q] + q + 1
+    return out
 
 
 @kernel(internal=True)
@@ -361,9 +408,10 @@ def run_passes(dat, cur, nxt, labels, cost, tot_nk, trace, ints, u, fp, ip):  # 
     n, cap = labels.size, cur[0].shape[0]
     masked = ip[0] > 0
     it, K, over = ints[IT], ints[K_], ints[OVER]
-    old = labels.copy()
+    old = np.empty(n, np.int64)
+    first = np.int64(0)  # not the literal 0: one compilation of _all_costs serves both calls
     while it < ip[4]:
-        D = _all_costs(cur, 0, K, dat, fp, masked)
+        D = _all_costs(cur, first, K, dat, fp, masked)
         idx, dmin = np.empty(n, np.int64), np.empty(n)
         n_cand = 0
         for r in range(n):
@@ -377,7 +425,8 @@ def run_passes(dat, cur, nxt, labels, cost, tot_nk, trace, ints, u, fp, ip):  # 
             ints[IT], ints[K_], ints[OVER], ints[6] = it, K, over, K + n_cand
             return GROW
         it += 1
-        old[:] = labels
+        for r in range(n):
+            old[r] = labels[r]
         K_tot, openers = _open(cur, K, dmin, u, ints, dat, fp, ip) if n_cand else (K, idx[:0])
         _assign(cur, K, K_tot, openers, idx, dmin, labels, cost, dat, fp, masked)
         nk, s1, s2, cnt, counts = _stats(labels, K_tot, dat)
@@ -385,25 +434,27 @@ def run_passes(dat, cur, nxt, labels, cost, tot_nk, trace, ints, u, fp, ip):  # 
         used = 0
         nv_used = 0
         for k in range(K_tot):
-            nv = np.sum(cur[4][k])
+            nv = _count(cur[4], k)
             fv += nk[k] * nv
             if nk[k] != 0:
                 used += 1
                 nv_used += nv
-        trace[it - 1, 0] = pairwise_sum(cost, 0, n) - fp[1] * fv
+        trace[it - 1, 0] = pairwise_sum(cost, n) - fp[1] * fv
         trace[it - 1, 1] = used
         trace[it - 1, 2] = fp[1] * float(nv_used)
         K2, remap = _update(cur, nxt, K_tot, nk, s1, s2, cnt, counts, dat, fp, ip)
-        tot_nk[:K_tot] = nk
+        for k in range(K_tot):
+            tot_nk[k] = nk[k]
         same = it > 1 and K2 == K
         for r in range(n):
             same = same and remap[labels[r]] == old[r]
             labels[r] = remap[labels[r]]
         ints[KNOWN] = same and _same(cur, nxt, K_tot, K2)
-        for f in range(K2):
-            cur[0][f], cur[1][f], cur[2][f], cur[3][f], cur[4][f] = (
-                nxt[0][f], nxt[1][f], nxt[2][f], nxt[3][f], nxt[4][f]
-            )  # fmt: skip
+        _put(cur[4], nxt[4], K2)
+        _put(cur[0], nxt[0], K2)
+        _put(cur[1], nxt[1], K2)
+        _put(cur[2], nxt[2], K2)
+        _put(cur[3], nxt[3], K2)
         K = K2
         ints[6] = K_tot
         if same:

@@ -48,16 +48,14 @@ def _block_sum(a, lo, n):  # pragma: no cover - compiled
 
 
 @kernel
-def pairwise_sum(a, lo, n):  # pragma: no cover - compiled
-    """``a[lo:lo + n].sum()`` as numpy adds a contiguous float64 run: runs of up to 128
-    values by :func:`_block_sum`; a longer run as its two halves (the first a multiple
-    of 8 long) summed apart and added, first half + second. Walked with an explicit
-    stack, not by recursion (numba's on-disk cache loads recursive kernels badly)."""
-    if n <= 128:
-        return _block_sum(a, lo, n)
-    s_lo, s_n, s_step = np.empty(64, np.int64), np.empty(64, np.int64), np.zeros(64, np.int64)
+def pairwise_sum(a, n):  # pragma: no cover - compiled
+    """``a[:n].sum()`` as numpy adds a contiguous float64 run: runs of up to 128 values
+    by :func:`_block_sum`; a longer run as its two halves (the first a multiple of 8
+    long) summed apart and added, first half + second. Walked with an explicit stack,
+    not by recursion (numba's on-disk cache loads recursive kernels badly)."""
+    s_lo, s_n, s_step = np.zeros(64, np.int64), np.empty(64, np.int64), np.zeros(64, np.int64)
     vals = np.empty(64)
-    s_lo[0], s_n[0], sp, nv = lo, n, 1, 0
+    s_n[0], sp, nv = n, 1, 0
     while sp:
         t = sp - 1
         m = s_n[t]
@@ -82,12 +80,39 @@ def pairwise_sum(a, lo, n):  # pragma: no cover - compiled
 
 
 @kernel(internal=True)
+def _before(x, y, i, j):  # pragma: no cover - compiled
+    """Key ``x`` of item ``i`` sorts before key ``y`` of item ``j`` (NaN last, ties
+    by position): numpy's stable order."""
+    if x != x:
+        return y != y and i < j
+    return y != y or x < y or (x == y and i < j)
+
+
+@kernel(internal=True)
 def _top(key, n_sel, row, v, first):  # pragma: no cover - compiled
-    """``v[row, first + d] = True`` for the ``n_sel`` features of smallest ``key`` (a
-    stable sort: ties to the earlier feature, NaN last)."""
-    order = np.argsort(key, kind="mergesort")
+    """``v[row, first + d] = True`` for the ``n_sel`` features of smallest ``key`` in
+    numpy's stable order (ties to the earlier feature, NaN last): a bottom-up merge
+    sort of the positions."""
+    n = key.size
+    a, b = np.empty(n, np.int64), np.empty(n, np.int64)
+    for i in range(n):
+        a[i] = i
+    width = 1
+    while width < n:
+        for lo in range(0, n, 2 * width):
+            mid, hi = min(lo + width, n), min(lo + 2 * width, n)
+            i, j = lo, mid
+            for t in range(lo, hi):
+                if i < mid and (j >= hi or not _before(key[a[j]], key[a[i]], a[j], a[i])):
+                    b[t] = a[i]
+                    i += 1
+                else:
+                    b[t] = a[j]
+                    j += 1
+        a, b = b, a
+        width *= 2
     for i in range(n_sel):
-        v[row, first + order[i]] = True
+        v[row, first + a[i]] = True
 
 
 @kernel
