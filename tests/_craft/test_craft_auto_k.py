@@ -354,3 +354,17 @@ def test_k_at_the_cap_is_told():
     assert select_k.cap_reason(3, 3, 3, 160) == "k_max"
     assert select_k.cap_reason(3, 3, 9, 20) == "rows"
     assert select_k.cap_reason(2, 3, 3, 160) == select_k.cap_reason(1, 1, 3, 160) == ""
+
+
+def test_sequential_choice_is_the_same_for_any_n_jobs():
+    """The rounds of the sequential test do not depend on the workers: two workers
+    give the serial table (and fit) exactly."""
+    df = mixed(210)
+    kw = dict(m=0.5, k_max=5, n_pairs=3, n_refs=2, n_init=2, rng=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DataWarning)
+        one = craft(df, **kw)
+        two = craft(df, n_jobs=2, **kw)
+    pd.testing.assert_frame_equal(one.k_selection, two.k_selection, check_exact=True)
+    assert one.k == two.k and one.labels.equals(two.labels)
+    assert one.k_selection["fits"].max() <= 6
