@@ -1531,8 +1531,9 @@ def _log_tables(d: CraftData) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return logc, logn, sing
 
 
-def _codes_t32(d: CraftData) -> np.ndarray:
-    return np.ascontiguousarray(d.codes.T, dtype=np.int32)
+def _codes32(d: CraftData) -> np.ndarray:
+    """The codes row-major as int32 (one type for every data set: one compilation)."""
+    return np.ascontiguousarray(d.codes, dtype=np.int32)
 
 
 def _compiled_passes(
@@ -1549,12 +1550,11 @@ def _compiled_passes(
     distinct_rows(d)  # for the costs after the passes (core._k_final)
     tables = row_cache(d, "log_tables", lambda: _log_tables(d))
     tables = _log_tables(d) if tables is None else tables
-    # the codes transposed as int32 whatever their type: one compilation serves all data
-    codes_t = row_cache(d, "codes_t32", lambda: _codes_t32(d))
-    codes_t = _codes_t32(d) if codes_t is None else codes_t
+    codes = row_cache(d, "codes32", lambda: _codes32(d))
+    codes = _codes32(d) if codes is None else codes
     masked = d.M is not None
     Mf = _mask_floats(d) if masked else np.zeros((0, d.P))
-    dat = (codes_t, d.offsets, d.L, d.g0, d.X0, Mf, d.col_mean, d.col_sd, d.level_q,
+    dat = (codes, d.offsets, d.L, d.g0, d.X0, Mf, d.col_mean, d.col_sd, d.level_q,
            d.log_eta0, *tables)  # fmt: skip
     s = settings
     fp = (float(threshold), consts.F_delta, consts.a0, consts.b0, float(s.sigma_floor),
@@ -1568,7 +1568,7 @@ def _compiled_passes(
     trace = np.empty((s.max_iter, 3))
     ints = np.zeros(8, dtype=np.int64)
     ints[1] = st.K
-    cap = max(2 * st.K, 8)
+    cap = st.K if threshold == np.inf else max(2 * st.K, 64, (max_clusters or 0) + 2)
     # the Bernoulli draws: uniforms taken from rng ahead, in its order; rng is put back
     # where the draws used leave it
     before = rng.bit_generator.state

@@ -41,16 +41,14 @@ IT, K_, OVER, CONV, ABORT, KNOWN = range(6)
 
 
 @kernel(internal=True)
-def _costs(
-    codes_t, g0, X, Mf, W, Wz, wz2, wz2_sum, F_v, table, base, masked, D
-):  # pragma: no cover
-    """``D`` (rows, clusters): the costs of the rows given (``codes_t`` transposed
-    codes, ``X`` numeric cells) as :func:`~sparseclust._craft.core._cost_pieces` adds
+def _costs(codes, g0, X, Mf, W, Wz, wz2, wz2_sum, F_v, table, base, masked, D):  # pragma: no cover
+    """``D`` (rows, clusters): the costs of the rows given (``codes`` their codes,
+    ``X`` their numeric cells) as :func:`~sparseclust._craft.core._cost_pieces` adds
     them: categorical terms gathered feature by feature, ``+ g0``, ``+ F_v`` on
     categorical data; with numeric features ``+ X^2 W' + X Wz' + wz2_sum`` (``Mf wz2'``
     with missing cells) ``+ F_v``."""
     n, K = D.shape
-    Q, P = codes_t.shape[0], X.shape[1]
+    Q, P = codes.shape[1], X.shape[1]
     if P:
         t1, t2, X2 = np.empty((n, K)), np.empty((n, K)), np.empty((n, P))
         for r in range(n):
@@ -61,17 +59,22 @@ def _costs(
         t3 = np.empty((n, K)) if masked else t1
         if masked:
             np.dot(Mf, wz2.T, t3)
+    acc = np.zeros(K)
     for r in range(n):
+        if Q:  # each cost's terms in feature order; the clusters side by side
+            s = codes[r, 0] + base[0]
+            for k in range(K):
+                acc[k] = table[s, k]
+            for q in range(1, Q):
+                s = codes[r, q] + base[q]
+                for k in range(K):
+                    acc[k] += table[s, k]
         for k in range(K):
+            x = acc[k]
             if Q:
-                x = table[codes_t[0, r] + base[0], k]
-                for q in range(1, Q):
-                    x += table[codes_t[q, r] + base[q], k]
                 x = x + g0[r]
                 if not P:
                     x = x + F_v[k]
-            else:
-                x = 0.0
             if P:
                 x = x + t1[r, k]
                 x = x + t2[r, k]
@@ -116,14 +119,14 @@ def _costs_of(rows, cur, lo, hi, dat, fp, masked):  # pragma: no cover - compile
     """The costs (rows, clusters) of ``rows`` (all when None is not an option: an
     array of row numbers) to clusters ``lo:hi``, their rows taken first (as
     ``core.take_rows``)."""
-    codes_t, offsets, g0, X0, Mf = dat[0], dat[1], dat[3], dat[4], dat[5]
-    m, Q, P = rows.size, codes_t.shape[0], X0.shape[1]
-    ct = np.empty((Q, m), codes_t.dtype)
+    codes, offsets, g0, X0, Mf = dat[0], dat[1], dat[3], dat[4], dat[5]
+    m, Q, P = rows.size, codes.shape[1], X0.shape[1]
+    ct = np.empty((m, Q), codes.dtype)
     X, M, g = np.empty((m, P)), np.empty((m, P if masked else 0)), np.empty(m)
     for i in range(m):
         r = rows[i]
         for q in range(Q):
-            ct[q, i] = codes_t[q, r]
+            ct[i, q] = codes[r, q]
         for p in range(P):
             X[i, p] = X0[r, p]
         for p in range(M.shape[1]):
@@ -138,10 +141,10 @@ def _costs_of(rows, cur, lo, hi, dat, fp, masked):  # pragma: no cover - compile
 @kernel(internal=True)
 def _all_costs(cur, lo, hi, dat, fp, masked):  # pragma: no cover - compiled
     """The costs (rows, clusters) of every row to clusters ``lo:hi``."""
-    codes_t, offsets, g0, X0, Mf = dat[0], dat[1], dat[3], dat[4], dat[5]
+    codes, offsets, g0, X0, Mf = dat[0], dat[1], dat[3], dat[4], dat[5]
     W, Wz, wz2, wz2_sum, F_v, table = _weights(cur, lo, hi, dat, fp)
     D = np.empty((g0.size, hi - lo))
-    return _costs(codes_t, g0, X0, Mf, W, Wz, wz2, wz2_sum, F_v, table, _base(offsets), masked, D)
+    return _costs(codes, g0, X0, Mf, W, Wz, wz2, wz2_sum, F_v, table, _base(offsets), masked, D)
 
 
 @kernel(internal=True)
@@ -150,7 +153,7 @@ def _singleton(cur, c, i, v_new, dat):  # pragma: no cover - compiled
     column mean where a cell is missing), sd 1, one-hot level counts, log shares
     from the caller's table of ``log((count + alpha) / (observed + alpha L))``."""
     zeta, sigma, log_eta, counts, v = cur
-    codes_t, offsets, L, X0, Mf, col_mean, sing = (
+    codes, offsets, L, X0, Mf, col_mean, sing = (
         dat[0], dat[1], dat[2], dat[4], dat[5], dat[6], dat[12]
     )  # fmt: skip
     P = X0.shape[1]
@@ -159,7 +162,7 @@ def _singleton(cur, c, i, v_new, dat):  # pragma: no cover - compiled
         zeta[c, p] = X0[i, p] if seen else col_mean[p]
         sigma[c, p] = 1.0
     for q in range(offsets.size):
-        code = codes_t[q, i]
+        code = codes[i, q]
         for j in range(L[q]):
             hit = code == j
             counts[c, offsets[q] + j] = 1.0 if hit else 0.0
@@ -250,13 +253,13 @@ def _stats(labels, K_tot, dat):  # pragma: no cover - compiled
     observed cells ``cnt``, level counts as floats). Sums by the same products: a dense
     0/1 membership matrix times the cells (GEMM) up to 32 clusters, beyond that the
     rows added one by one in row order (scipy's sparse product)."""
-    codes_t, offsets, L, X0, Mf = dat[0], dat[1], dat[2], dat[4], dat[5]
+    codes, offsets, L, X0, Mf = dat[0], dat[1], dat[2], dat[4], dat[5]
     n, P, Q, S = labels.size, X0.shape[1], offsets.size, dat[9].size
     cnt_i = np.zeros((K_tot, S + Q), np.int64)
     for q in range(Q):
         b = offsets[q] + q + 1
         for r in range(n):
-            cnt_i[labels[r], codes_t[q, r] + b] += 1
+            cnt_i[labels[r], codes[r, q] + b] += 1
     nk = np.zeros(K_tot)
     if Q:
         for k in range(K_tot):
