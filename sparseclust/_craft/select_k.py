@@ -558,8 +558,11 @@ def stability_select(
        then one subsample at a time is added; a K whose mean agreement trails the
        leading K's by more than ``z`` jackknife standard errors of the difference
        (over the subsamples fitted so far, the same ones for both) is not fitted
-       further, and cannot be chosen; once a single K is left it is the choice and
-       the fits stop. The table keeps each K's mean over the subsamples it was fitted
+       further, and cannot be chosen unless it comes back: a K left earlier is fitted
+       again (first on the subsamples it missed) once it no longer trails the
+       leader's mean by ``z`` standard errors of the unpaired difference (a leader
+       whose later fits fell apart); once a single K is left it is the choice and the
+       fits stop. The table keeps each K's mean over the subsamples it was fitted
        on (column ``fits``) and ``se_stability`` its jackknife standard error. The K
        fitted on the most subsamples compete.
     """
@@ -650,8 +653,9 @@ def agreement(
     it (the first ``fitted[j]``). Each subsample (``size`` rows, :func:`_draw_subsamples`)
     is taken once and fitted at every K with ``fits = (n_restarts, n_seeded)``. With
     ``early = (first, z)`` the K still in contention (:func:`contenders`) are fitted
-    one subsample at a time from ``first`` subsamples on, until one is left (the
-    winner: it stops there too) or all subsamples are fitted; None: every K on all."""
+    one subsample at a time from ``first`` subsamples on (a K back in contention first
+    catches up), until one is left (the winner: it stops there too) or those in are
+    fitted on all subsamples; None: every K on all."""
     rows, seeds = _draw_subsamples(d, pair_root, n_pairs, size, len(ks))
     shared = (d, [core.take_rows(d, r) for r in rows])
     S = len(rows)
@@ -671,11 +675,12 @@ def agreement(
                 if lab is not None and labels[j][t] is not None:
                     A[j, s, t] = A[j, t, s] = adjusted_rand(lab, labels[j][t])
         fitted[active] = r
-        if r < S:
-            active = contenders(ks, A, r, active, early[1])  # type: ignore[index]
-        if r == S or active.sum() < 2:  # all fitted, or the winner decided
+        if early is None:
             return A, fitted
-        r += 1
+        active = contenders(ks, A, fitted, active, early[1])
+        if active.sum() < 2 or (r == S and (fitted[active] == S).all()):
+            return A, fitted  # the winner decided, or every K still in fitted on all
+        r = min(r + 1, S)
 
 
 def pair_mean(A: np.ndarray, idx: Sequence[int] | np.ndarray) -> float:
@@ -717,28 +722,40 @@ def jackknife_se(A: np.ndarray, B: np.ndarray | None, r: int) -> float:
     return float(np.sqrt((r - 1) / r * ((d - d.mean()) ** 2).sum()))
 
 
-def contenders(ks: list[int], A: np.ndarray, r: int, active: np.ndarray, z: float) -> np.ndarray:
-    """Which K stay in the sequential stability test after ``r`` subsamples: the
-    leading K (:func:`stability_choice` over those still in) and every K whose mean
-    agreement does not trail it by more than ``z`` jackknife standard errors of the
-    difference (:func:`jackknife_se`); a K no fit of which reached K clusters drops out.
+def contenders(
+    ks: list[int], A: np.ndarray, fitted: np.ndarray, active: np.ndarray, z: float
+) -> np.ndarray:
+    """Which K are fitted further in the sequential stability test: the leading K
+    (:func:`stability_choice` over those in, all fitted on the same ``r`` subsamples),
+    every K in whose mean agreement does not trail the leader's by more than ``z``
+    jackknife standard errors of the paired difference (:func:`jackknife_se`), and every
+    K left earlier (fitted on fewer subsamples) whose mean no longer trails the
+    leader's by more than ``z`` standard errors of the unpaired difference (each
+    mean's jackknife error, combined): a leader whose later subsample fits fell back
+    lets it in again. A K no fit of which reached K clusters is out.
 
     Examples
     --------
     >>> A = np.full((2, 4, 4), 0.9); A[1] = 0.3; A[1, 0, 1] = A[1, 1, 0] = 0.5
-    >>> contenders([2, 3], A, 4, np.array([True, True]), 2.33).tolist()
+    >>> contenders([2, 3], A, np.array([4, 4]), np.array([True, True]), 2.33).tolist()
     [True, False]
     """
-    idx = np.arange(r)
-    means = np.array([pair_mean(A[j], idx) if active[j] else np.nan for j in range(len(ks))])
-    if not np.isfinite(means).any():
+    means = np.array([pair_mean(A[j], np.arange(f)) for j, f in enumerate(fitted)])
+    if not np.isfinite(means[active]).any():
         return active.copy()
-    lead = ks.index(stability_choice(ks, means))
-    out = active & np.isfinite(means)
+    lead = ks.index(stability_choice(ks, np.where(active, means, np.nan)))
+    r = int(fitted[lead])
+    out = np.isfinite(means) & (fitted >= 2)
     for j in np.flatnonzero(out):
-        if j != lead:
+        if j == lead:
+            continue
+        if fitted[j] == r:
             se = jackknife_se(A[lead], A[j], r)
-            out[j] = not (np.isfinite(se) and means[lead] - means[j] > z * se)
+        else:
+            se = float(
+                np.hypot(jackknife_se(A[lead], None, r), jackknife_se(A[j], None, int(fitted[j])))
+            )
+        out[j] = not (np.isfinite(se) and means[lead] - means[j] > z * se)
     return out
 
 

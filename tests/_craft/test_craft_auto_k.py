@@ -316,15 +316,43 @@ def test_contenders_keep_k_within_noise_and_drop_unreached_k():
         v = np.triu(mu + sd * rng.standard_normal((r, r)), 1)
         A[j] = v + v.T
         np.fill_diagonal(A[j], np.nan)
-    on = np.ones(3, dtype=bool)
-    assert select_k.contenders([2, 3, 4], A, r, on, 2.33).tolist() == [True, True, False]
+    on, five = np.ones(3, dtype=bool), np.full(3, r)
+    assert select_k.contenders([2, 3, 4], A, five, on, 2.33).tolist() == [True, True, False]
     # a larger z keeps the far K; a K whose fits never reached K clusters drops out
-    assert select_k.contenders([2, 3, 4], A, r, on, 1e6).tolist() == [True, True, True]
-    A[1] = np.nan
-    assert select_k.contenders([2, 3, 4], A, r, on, 1e6).tolist() == [True, False, True]
-    # a K already out stays out, and the leader is taken among those still in
-    out = select_k.contenders([2, 3, 4], A, r, np.array([False, False, True]), 2.33)
-    assert out.tolist() == [False, False, True]
+    assert select_k.contenders([2, 3, 4], A, five, on, 1e6).tolist() == [True, True, True]
+    B = A.copy()
+    B[1] = np.nan
+    assert select_k.contenders([2, 3, 4], B, five, on, 1e6).tolist() == [True, False, True]
+    # the leader is taken among those in: K = 4 alone in leads, K = 2 and 3 stay out
+    # (fitted on as many subsamples, paired test against it: they beat it, so they
+    # come back in)
+    out = select_k.contenders([2, 3, 4], A, five, np.array([False, False, True]), 2.33)
+    assert out.tolist() == [True, True, True]
+
+
+def test_a_k_left_early_comes_back_when_the_leader_falls():
+    """fig3c-like: after 4 subsamples K = 3 leads with perfect agreement and leaves
+    K = 2 (0.95, tight) behind; when K = 3's later fits fall apart (0.6), K = 2 trails no
+    more (unpaired test on each K's own subsamples) and is back in; K = 5 (0.4) stays
+    out."""
+    S = 8
+    A = np.full((3, S, S), np.nan)
+    for j, v in enumerate([0.98, 1.0, 0.4]):
+        A[j] = v
+    A[0] = 0.95 + 0.01 * (np.add.outer(np.arange(S), np.arange(S)) % 3 - 1)  # some spread
+    A[1, 4:, :] = A[1, :, 4:] = 0.6  # K = 3's subsamples 5-8 fitted badly
+    for j in range(3):
+        np.fill_diagonal(A[j], np.nan)
+    fitted = np.array([4, 8, 4])
+    was = np.array([False, True, False])
+    assert select_k.contenders([2, 3, 5], A, fitted, was, 2.33).tolist() == [True, True, False]
+    # while K = 3 was still perfect (4 subsamples), K = 2 trailed beyond noise
+    four = np.array([4, 4, 4])
+    assert select_k.contenders([2, 3, 5], A, four, np.ones(3, bool), 2.33).tolist() == [
+        False,
+        True,
+        False,
+    ]
 
 
 def test_sequential_table_records_the_fits_and_chooses_among_the_complete():
