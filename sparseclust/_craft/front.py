@@ -768,9 +768,9 @@ def craft(
     trails the leading K's by more than 2.33 jackknife standard errors of the
     difference (one-sided 1 %) is fitted no further (``k_selection["fits"]``) unless
     the leader's later fits fall back so far that it trails no more (then it catches
-    up); once one K is left it is chosen and the fits stop. Of the K fitted on every subsample the one with the
-    highest mean is chosen, exact ties going to the larger K (the finer of two
-    partitions reproduced alike).
+    up); once one K is left it is chosen and the fits stop. Of the K still in at the
+    end the one with the highest mean is chosen, exact ties going to the larger K
+    (the finer of two partitions reproduced alike).
     The adjusted index, not the raw share of agreeing pairs (which rises with K on
     data without clusters). Why not the gap statistic over every K
     (``k_method="gap"``): it recovers the paper's designs less often (fig3a and 3c 8
