@@ -3,8 +3,12 @@
 The paper's objective has no term that fixes m (it is the prior mean of the
 selection probabilities), so the budget is chosen by a model criterion: the BIC of
 the selected-feature model that CRAFT's objective is the small-variance limit of
-(:func:`bic`). Each budget of :data:`M_GRID` (those giving the same per-cluster
-feature counts as a smaller one left out: :func:`candidate_budgets`) is fitted with
+(:func:`bic`), at the model's maximum-likelihood parameters: the cells a feature
+is unselected in follow one background distribution fitted to them, not the whole
+data's (:func:`neg_loglik`); budgets whose BICs tie (:data:`TIE`) describe the same
+model and the smallest is kept. Each budget of :data:`M_GRID` (those giving the same
+per-cluster feature counts as a smaller one left out: :func:`candidate_budgets`) is
+fitted with
 the first few of the fit's restarts (:func:`first_stage`); the budget with the
 lowest BIC is completed with the remaining restarts (:func:`finish`), which gives
 ``craft(m=<that budget>)``'s result bit for bit: every candidate's restarts are
@@ -27,6 +31,7 @@ from . import restarts as restarts
 __all__ = [
     "K_REFERENCE_M",
     "M_GRID",
+    "TIE",
     "Job",
     "MStage",
     "bic",
@@ -36,6 +41,7 @@ __all__ = [
     "first_stage",
     "m_choice_text",
     "n_parameters",
+    "neg_loglik",
 ]
 
 #: The budgets ``m="auto"`` compares (before those with repeated counts are dropped).
