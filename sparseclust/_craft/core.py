@@ -1554,8 +1554,14 @@ def _compiled_passes(
     codes = _codes32(d) if codes is None else codes
     masked = d.M is not None
     Mf = _mask_floats(d) if masked else np.zeros((0, d.P))
+    dist = _DISTINCT.get(d)  # categorical terms once per distinct row (the same numbers)
+    if dist is None:
+        dist = (np.zeros(0, dtype=np.int64), codes[:0], d.g0[:0])
+    else:
+        ucodes, first, inv = dist
+        dist = (inv.astype(np.int64), codes[first], d.g0[first])
     dat = (codes, d.offsets, d.L, d.g0, d.X0, Mf, d.col_mean, d.col_sd, d.level_q,
-           d.log_eta0, *tables)  # fmt: skip
+           d.log_eta0, *tables, *dist)  # fmt: skip
     s = settings
     fp = (float(threshold), consts.F_delta, consts.a0, consts.b0, float(s.sigma_floor),
           -1.0 if s.sigma_override is None else float(s.sigma_override))  # fmt: skip

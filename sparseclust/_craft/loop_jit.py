@@ -41,14 +41,15 @@ IT, K_, OVER, CONV, ABORT, KNOWN = range(6)
 
 
 @kernel(internal=True)
-def _costs(codes, g0, X, Mf, W, Wz, wz2, wz2_sum, F_v, table, base, masked, D):  # pragma: no cover
-    """``D`` (rows, clusters): the costs of the rows given (``codes`` their codes,
-    ``X`` their numeric cells) as :func:`~sparseclust._craft.core._cost_pieces` adds
-    them: categorical terms gathered feature by feature, ``+ g0``, ``+ F_v`` on
-    categorical data; with numeric features ``+ X^2 W' + X Wz' + wz2_sum`` (``Mf wz2'``
-    with missing cells) ``+ F_v``."""
+def _costs(cat, inv, Q, X, Mf, W, Wz, wz2, wz2_sum, F_v, masked, D):  # pragma: no cover
+    """``D`` (rows, clusters): the costs of the rows given (``X`` their numeric cells)
+    as :func:`~sparseclust._craft.core._cost_pieces` adds them: the categorical terms
+    ``cat`` (:func:`_cat_terms`: of the rows themselves, or with ``inv`` not empty of
+    their distinct rows, row ``r`` taking row ``inv[r]``), ``+ F_v`` on categorical
+    data; with numeric features ``+ X^2 W' + X Wz' + wz2_sum`` (``Mf wz2'`` with
+    missing cells) ``+ F_v``."""
     n, K = D.shape
-    Q, P = codes.shape[1], X.shape[1]
+    P = X.shape[1]
     if P:
         t1, t2, X2 = np.empty((n, K)), np.empty((n, K)), np.empty((n, P))
         for r in range(n):
@@ -59,22 +60,12 @@ def _costs(codes, g0, X, Mf, W, Wz, wz2, wz2_sum, F_v, table, base, masked, D): 
         t3 = np.empty((n, K)) if masked else t1
         if masked:
             np.dot(Mf, wz2.T, t3)
-    acc = np.zeros(K)
     for r in range(n):
-        if Q:  # each cost's terms in feature order; the clusters side by side
-            s = codes[r, 0] + base[0]
-            for k in range(K):
-                acc[k] = table[s, k]
-            for q in range(1, Q):
-                s = codes[r, q] + base[q]
-                for k in range(K):
-                    acc[k] += table[s, k]
+        u = inv[r] if inv.size else r
         for k in range(K):
-            x = acc[k]
-            if Q:
-                x = x + g0[r]
-                if not P:
-                    x = x + F_v[k]
+            x = cat[u, k]
+            if Q and not P:
+                x = x + F_v[k]
             if P:
                 x = x + t1[r, k]
                 x = x + t2[r, k]
@@ -82,6 +73,54 @@ def _costs(codes, g0, X, Mf, W, Wz, wz2, wz2_sum, F_v, table, base, masked, D): 
                 x = x + F_v[k]
             D[r, k] = x
     return D
+
+
+@kernel(internal=True)
+def _cat_terms(codes, g0, rows, table, base, K):  # pragma: no cover - compiled
+    """Per row ``rows[i]`` of ``codes`` (every row when ``rows`` is empty): its
+    categorical cost terms to each cluster, the table rows of its levels added feature
+    by feature from the first (``core._level_sums``; the clusters side by side),
+    ``+ g0``; zeros without categorical features."""
+    Q = codes.shape[1]
+    m = rows.size if rows.size else codes.shape[0]
+    out = np.zeros((m, K))
+    if K == 1 and Q:  # one cluster (a cluster just opened): a scalar sum
+        for i in range(m):
+            r = rows[i] if rows.size else i
+            x = table[codes[r, 0] + base[0], 0]
+            for q in range(1, Q):
+                x += table[codes[r, q] + base[q], 0]
+            out[i, 0] = x + g0[r]
+        return out
+    if 2 <= K <= 4 and Q:  # four sums in registers (the table has four columns)
+        for i in range(m):
+            r = rows[i] if rows.size else i
+            s = codes[r, 0] + base[0]
+            x0, x1, x2, x3 = table[s, 0], table[s, 1], table[s, 2], table[s, 3]
+            for q in range(1, Q):
+                s = codes[r, q] + base[q]
+                x0 += table[s, 0]
+                x1 += table[s, 1]
+                x2 += table[s, 2]
+                x3 += table[s, 3]
+            out[i, 0], out[i, 1] = x0 + g0[r], x1 + g0[r]
+            if K > 2:
+                out[i, 2] = x2 + g0[r]
+            if K > 3:
+                out[i, 3] = x3 + g0[r]
+        return out
+    for i in range(m if Q else 0):
+        r = rows[i] if rows.size else i
+        s = codes[r, 0] + base[0]
+        for k in range(K):
+            out[i, k] = table[s, k]
+        for q in range(1, Q):
+            s = codes[r, q] + base[q]
+            for k in range(K):
+                out[i, k] += table[s, k]
+        for k in range(K):
+            out[i, k] = out[i, k] + g0[r]
+    return out
 
 
 @kernel(internal=True)
@@ -97,7 +136,7 @@ def _weights(cur, lo, hi, dat, fp):  # pragma: no cover - compiled
     so = fp[5]
     W, Wz, wz2 = np.empty((K, P)), np.empty((K, P)), np.empty((K, P))
     wz2_sum, F_v = np.empty(K), np.empty(K)
-    table = np.zeros((log_eta0.size + Q, K))
+    table = np.zeros((log_eta0.size + Q, 4 if 2 <= K <= 4 else K))  # see _cat_terms
     for k in range(K):
         c = lo + k
         for p in range(P):
@@ -121,30 +160,29 @@ def _costs_of(rows, cur, lo, hi, dat, fp, masked):  # pragma: no cover - compile
     ``core.take_rows``)."""
     codes, offsets, g0, X0, Mf = dat[0], dat[1], dat[3], dat[4], dat[5]
     m, Q, P = rows.size, codes.shape[1], X0.shape[1]
-    ct = np.empty((m, Q), codes.dtype)
-    X, M, g = np.empty((m, P)), np.empty((m, P if masked else 0)), np.empty(m)
+    X, M = np.empty((m, P)), np.empty((m, P if masked else 0))
     for i in range(m):
-        r = rows[i]
-        for q in range(Q):
-            ct[i, q] = codes[r, q]
         for p in range(P):
-            X[i, p] = X0[r, p]
+            X[i, p] = X0[rows[i], p]
         for p in range(M.shape[1]):
-            M[i, p] = Mf[r, p]
-        g[i] = g0[r]
+            M[i, p] = Mf[rows[i], p]
     W, Wz, wz2, wz2_sum, F_v, table = _weights(cur, lo, hi, dat, fp)
-    return _costs(
-        ct, g, X, M, W, Wz, wz2, wz2_sum, F_v, table, _base(offsets), masked, np.empty((m, hi - lo))
-    )
+    cat = _cat_terms(codes, g0, rows, table, _base(offsets), hi - lo)
+    D = np.empty((m, hi - lo))
+    return _costs(cat, dat[13][:0], Q, X, M, W, Wz, wz2, wz2_sum, F_v, masked, D)
 
 
 @kernel(internal=True)
 def _all_costs(cur, lo, hi, dat, fp, masked):  # pragma: no cover - compiled
     """The costs (rows, clusters) of every row to clusters ``lo:hi``."""
-    codes, offsets, g0, X0, Mf = dat[0], dat[1], dat[3], dat[4], dat[5]
+    codes, offsets, g0, X0, Mf, inv = dat[0], dat[1], dat[3], dat[4], dat[5], dat[13]
+    if inv.size:  # the categorical terms of the distinct rows only
+        codes, g0 = dat[14], dat[15]
     W, Wz, wz2, wz2_sum, F_v, table = _weights(cur, lo, hi, dat, fp)
-    D = np.empty((g0.size, hi - lo))
-    return _costs(codes, g0, X0, Mf, W, Wz, wz2, wz2_sum, F_v, table, _base(offsets), masked, D)
+    cat = _cat_terms(codes, g0, inv[:0], table, _base(offsets), hi - lo)
+    D = np.empty((X0.shape[0], hi - lo))
+    Q = offsets.size
+    return _costs(cat, inv, Q, X0, Mf, W, Wz, wz2, wz2_sum, F_v, masked, D)
 
 
 @kernel(internal=True)
@@ -256,10 +294,10 @@ def _stats(labels, K_tot, dat):  # pragma: no cover - compiled
     codes, offsets, L, X0, Mf = dat[0], dat[1], dat[2], dat[4], dat[5]
     n, P, Q, S = labels.size, X0.shape[1], offsets.size, dat[9].size
     cnt_i = np.zeros((K_tot, S + Q), np.int64)
-    for q in range(Q):
-        b = offsets[q] + q + 1
-        for r in range(n):
-            cnt_i[labels[r], codes[r, q] + b] += 1
+    base = _base(offsets)
+    for r in range(n):
+        for q in range(Q):
+            cnt_i[labels[r], codes[r, q] + base[q]] += 1
     nk = np.zeros(K_tot)
     if Q:
         for k in range(K_tot):
