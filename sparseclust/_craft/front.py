@@ -767,8 +767,8 @@ def craft(
     on the first 4 subsamples, then one more subsample at a time, and a K whose mean
     trails the leading K's by more than 2.33 jackknife standard errors of the
     difference (one-sided 1 %) is fitted no further (``k_selection["fits"]``) unless
-    the leader's later fits fall back so far that it trails no more (then it catches
-    up); once one K is left it is chosen and the fits stop. Of the K still in at the
+    the leader's later fits fall back below its mean (then it catches up); once one K
+    is left it is chosen and the fits stop. Of the K still in at the
     end the one with the highest mean is chosen, exact ties going to the larger K
     (the finer of two partitions reproduced alike).
     The adjusted index, not the raw share of agreeing pairs (which rises with K on

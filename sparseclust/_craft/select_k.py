@@ -559,10 +559,9 @@ def stability_select(
        leading K's by more than ``z`` jackknife standard errors of the difference
        (over the subsamples fitted so far, the same ones for both) is not fitted
        further, and cannot be chosen unless it comes back: a K left earlier is fitted
-       again (first on the subsamples it missed) once it no longer trails the
-       leader's mean by ``z`` standard errors of the unpaired difference (a leader
-       whose later fits fell apart); once a single K is left it is the choice and the
-       fits stop. The table keeps each K's mean over the subsamples it was fitted
+       again (first on the subsamples it missed) once the leader's mean is no longer
+       above its own (a leader whose later fits fell apart); once a single K is left
+       it is the choice and the fits stop. The table keeps each K's mean over the subsamples it was fitted
        on (column ``fits``) and ``se_stability`` its jackknife standard error. The K
        fitted on the most subsamples compete.
     """
@@ -729,10 +728,9 @@ def contenders(
     (:func:`stability_choice` over those in, all fitted on the same ``r`` subsamples),
     every K in whose mean agreement does not trail the leader's by more than ``z``
     jackknife standard errors of the paired difference (:func:`jackknife_se`), and every
-    K left earlier (fitted on fewer subsamples) whose mean no longer trails the
-    leader's by more than ``z`` standard errors of the unpaired difference (each
-    mean's jackknife error, combined): a leader whose later subsample fits fell back
-    lets it in again. A K no fit of which reached K clusters is out.
+    K left earlier (fitted on fewer subsamples) whose mean is no longer below the
+    leader's: a leader whose later subsample fits fell apart lets it in again. A K no
+    fit of which reached K clusters is out.
 
     Examples
     --------
@@ -749,13 +747,11 @@ def contenders(
     for j in np.flatnonzero(out):
         if j == lead:
             continue
-        if fitted[j] == r:
+        if fitted[j] == r:  # on the same subsamples: the paired test
             se = jackknife_se(A[lead], A[j], r)
-        else:
-            se = float(
-                np.hypot(jackknife_se(A[lead], None, r), jackknife_se(A[j], None, int(fitted[j])))
-            )
-        out[j] = not (np.isfinite(se) and means[lead] - means[j] > z * se)
+            out[j] = not (np.isfinite(se) and means[lead] - means[j] > z * se)
+        else:  # left earlier: back once the leader's mean is no longer above its own
+            out[j] = means[lead] <= means[j]
     return out
 
 
