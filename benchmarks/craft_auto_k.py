@@ -45,30 +45,30 @@ default) and 52 s on 10,000: about 9 s of fixed cost (some 2,300 fits of a few m
 each) plus 3-5 ms per row. Extrapolated to 2,000,000 rows: ``craft(k=K)`` 52 s CPU
 (71 s wall), automatic K 78 s CPU (108 s wall): ratio 1.5. Process peak RSS 451 MiB.
 
-``--panel all`` (2026-11-26, load 5-8, CPU s at one BLAS thread; K of seeds 0, 1, 2;
+``--panel all`` (2026-11-26, load 3-5, CPU s at one BLAS thread; K of seeds 0, 1, 2;
 ``auto`` the default sequential test, ``complete`` every K on every subsample; medians):
 
 ======================= ======= ============ ============ ============= ======== ======== ========== =====
 set                     classes K disjoint   K all pairs  K (default)   complete auto     craft(k=)  ratio
 ======================= ======= ============ ============ ============= ======== ======== ========== =====
-house_votes_84          2       2, 2, 2      2, 2, 2      2, 2, 2       0.63     0.36     0.12       2.85
-mushroom_complete       2       6, 2, 2      6, 2, 2      2, 2, 2       4.05     2.29     0.68       3.85
-splice                  3       3, 3, 3      3, 3, 3      3, 3, 3       10.40    5.56     1.68       3.32
-spambase                2       3, 2, 2      3, 2, 3      3, 2, 3       10.66    8.84     2.30       4.17
-adult                   2       6, 7, 2      2, 2, 2      2, 2, 2       6.96     5.93     2.77       2.14
-banknote                2       2, 2, 2      2, 2, 2      2, 2, 2       1.05     0.61     0.21       2.53
-heart_disease_cleveland 2       2, 2, 2      2, 2, 2      2, 2, 2       0.83     0.55     0.22       2.45
-monk3                   2       1, 1, 1      1, 1, 1      1, 1, 1       0.53     0.46     0.17       2.86
-penguins                3       2, 3, 2      2, 2, 2      2, 2, 2       0.69     0.46     0.24       1.87
-wine                    3       2, 2, 2      2, 2, 2      2, 2, 2       0.39     0.35     0.20       1.93
-zoo                     7       4, 3, 3      5, 3, 4      4, 3, 4       0.46     0.42     0.35       1.18
-soybean_large           19      3, 6, 4      4, 6, 5      4, 6, 5       1.53     1.47     2.40       0.63
+house_votes_84          2       2, 2, 2      2, 2, 2      2, 2, 2       0.69     0.36     0.14       2.89
+mushroom_complete       2       6, 2, 2      6, 2, 2      2, 2, 2       2.76     1.65     0.62       3.68
+splice                  3       3, 3, 3      3, 3, 3      3, 3, 3       9.78     5.38     1.66       3.25
+spambase                2       3, 2, 2      3, 2, 3      3, 2, 3       12.39    9.95     2.53       3.93
+adult                   2       6, 7, 2      2, 2, 2      2, 2, 2       7.27     5.14     2.60       1.98
+banknote                2       2, 2, 2      2, 2, 2      2, 2, 2       0.94     0.56     0.28       1.93
+heart_disease_cleveland 2       2, 2, 2      2, 2, 2      2, 2, 2       0.73     0.50     0.21       2.50
+monk3                   2       1, 1, 1      1, 1, 1      1, 1, 1       0.39     0.38     0.15       2.51
+penguins                3       2, 3, 2      2, 2, 2      2, 2, 2       1.08     0.68     0.39       1.75
+wine                    3       2, 2, 2      2, 2, 2      2, 2, 2       0.50     0.46     0.21       1.71
+zoo                     7       4, 3, 3      5, 3, 4      4, 3, 4       0.37     0.35     0.27       1.30
+soybean_large           19      3, 6, 4      4, 6, 5      4, 6, 5       1.26     1.23     1.52       0.78
 ======================= ======= ============ ============ ============= ======== ======== ========== =====
 
 The ratio (median of the per-seed ratios of ``auto`` to ``craft(k=classes)``) is at most
-4.77 on any seed (Spambase seed 0, whose curve is flat at 0.23-0.34 and leaves few K
-early); with every K on every subsample (the fits of earlier versions) it was 4.9-6.3 on
-House votes, Mushroom, Splice, Spambase and Banknote. ``K disjoint`` is the choice of
+4.67 on any seed (Spambase seed 0, whose curve is flat at 0.23-0.34 and leaves few K
+early); with every K on every subsample (the fits of earlier versions) the medians were
+4.4-7.4 on House votes, Mushroom, Splice and Spambase. ``K disjoint`` is the choice of
 earlier versions (mean over the 5 disjoint pairs) from the same fits.
 
 On 10 rows the K candidates stop at n / 2 = 5 (a cluster needs two rows on average
