@@ -579,15 +579,6 @@ def _numeric_weights(st: State, P: int, sigma_override: float | None) -> tuple[n
     return W, -2.0 * (W * st.zeta), wz2, wz2.sum(axis=1)
 
 
-def _mask_floats(data: CraftData) -> np.ndarray:
-    """The observed mask as floats (kept for small data, else in a buffer)."""
-    Mf = row_cache(data, "mask_floats", lambda: data.M.astype(np.float64))
-    if Mf is None:
-        Mf = _scratch("cost_mask", data.M.shape)
-        np.copyto(Mf, data.M)
-    return Mf
-
-
 def _add(D: np.ndarray, x: np.ndarray, y: np.ndarray) -> None:
     """``D[:] = x + y`` broadcast to ``D`` (rows x clusters): column by column when there
     are few clusters, as numpy loops over a short last axis one row at a time."""
@@ -1531,9 +1522,25 @@ def _log_tables(d: CraftData) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return logc, logn, sing
 
 
-def _codes32(d: CraftData) -> np.ndarray:
-    """The codes row-major as int32 (one type for every data set: one compilation)."""
-    return np.ascontiguousarray(d.codes, dtype=np.int32)
+_LOOP_INPUTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _loop_inputs(d: CraftData) -> tuple:
+    """A block's arrays as :func:`~sparseclust._craft.loop_jit.run_passes` reads them,
+    made once per block (kept while it lives): the codes row-major as int32 (one type
+    for every data set: one compilation), the observed mask as floats, the log tables
+    (:func:`_log_tables`), and the distinct rows of codes (:func:`distinct_rows`: every
+    row's distinct row, their codes and ``g0``; empty when not used)."""
+    codes = np.ascontiguousarray(d.codes, dtype=np.int32)
+    Mf = d.M.astype(np.float64) if d.M is not None else np.zeros((0, d.P))
+    dist = distinct_rows(d)  # categorical terms once per distinct row (the same numbers)
+    if dist is None:
+        dist = (np.zeros(0, dtype=np.int64), codes[:0], d.g0[:0])
+    else:
+        _, first, inv = dist
+        dist = (inv.astype(np.int64), codes[first], d.g0[first])
+    return (codes, d.offsets, d.L, d.g0, d.X0, Mf, d.col_mean, d.col_sd, d.level_q,
+            d.log_eta0, *_log_tables(d), *dist)  # fmt: skip
 
 
 def _compiled_passes(
@@ -1547,21 +1554,10 @@ def _compiled_passes(
     from .loop_jit import GROW, run_passes
 
     d = B.executor.blocks[0]
-    distinct_rows(d)  # for the costs after the passes (core._k_final)
-    tables = row_cache(d, "log_tables", lambda: _log_tables(d))
-    tables = _log_tables(d) if tables is None else tables
-    codes = row_cache(d, "codes32", lambda: _codes32(d))
-    codes = _codes32(d) if codes is None else codes
     masked = d.M is not None
-    Mf = _mask_floats(d) if masked else np.zeros((0, d.P))
-    dist = _DISTINCT.get(d)  # categorical terms once per distinct row (the same numbers)
-    if dist is None:
-        dist = (np.zeros(0, dtype=np.int64), codes[:0], d.g0[:0])
-    else:
-        ucodes, first, inv = dist
-        dist = (inv.astype(np.int64), codes[first], d.g0[first])
-    dat = (codes, d.offsets, d.L, d.g0, d.X0, Mf, d.col_mean, d.col_sd, d.level_q,
-           d.log_eta0, *tables, *dist)  # fmt: skip
+    dat = _LOOP_INPUTS.get(d)
+    if dat is None:
+        dat = _LOOP_INPUTS[d] = _loop_inputs(d)
     s = settings
     fp = (float(threshold), consts.F_delta, consts.a0, consts.b0, float(s.sigma_floor),
           -1.0 if s.sigma_override is None else float(s.sigma_override))  # fmt: skip
