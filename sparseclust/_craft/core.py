@@ -1529,8 +1529,8 @@ def _loop_inputs(d: CraftData) -> tuple:
     """A block's arrays as :func:`~sparseclust._craft.loop_jit.run_passes` reads them,
     made once per block (kept while it lives): the codes row-major as int32 (one type
     for every data set: one compilation), the observed mask as floats, the log tables
-    (:func:`_log_tables`), and the distinct rows of codes (:func:`distinct_rows`: every
-    row's distinct row, their codes and ``g0``; empty when not used)."""
+    (:func:`_log_tables`), the distinct rows of codes (:func:`distinct_rows`: every
+    row's distinct row, their codes and ``g0``; empty when not used), and ``X0 * X0``."""
     codes = np.ascontiguousarray(d.codes, dtype=np.int32)
     Mf = d.M.astype(np.float64) if d.M is not None else np.zeros((0, d.P))
     dist = distinct_rows(d)  # categorical terms once per distinct row (the same numbers)
@@ -1540,7 +1540,7 @@ def _loop_inputs(d: CraftData) -> tuple:
         _, first, inv = dist
         dist = (inv.astype(np.int64), codes[first], d.g0[first])
     return (codes, d.offsets, d.L, d.g0, d.X0, Mf, d.col_mean, d.col_sd, d.level_q,
-            d.log_eta0, *_log_tables(d), *dist)  # fmt: skip
+            d.log_eta0, *_log_tables(d), *dist, np.multiply(d.X0, d.X0))  # fmt: skip
 
 
 def _compiled_passes(

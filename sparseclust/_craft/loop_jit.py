@@ -41,20 +41,17 @@ IT, K_, OVER, CONV, ABORT, KNOWN = range(6)
 
 
 @kernel(internal=True)
-def _costs(cat, inv, Q, X, Mf, W, Wz, wz2, wz2_sum, F_v, masked, D):  # pragma: no cover
+def _costs(cat, inv, Q, X, X2, Mf, W, Wz, wz2, wz2_sum, F_v, masked, D):  # pragma: no cover
     """``D`` (rows, clusters): the costs of the rows given (``X`` their numeric cells)
     as :func:`~sparseclust._craft.core._cost_pieces` adds them: the categorical terms
     ``cat`` (:func:`_cat_terms`: of the rows themselves, or with ``inv`` not empty of
     their distinct rows, row ``r`` taking row ``inv[r]``), ``+ F_v`` on categorical
-    data; with numeric features ``+ X^2 W' + X Wz' + wz2_sum`` (``Mf wz2'`` with
-    missing cells) ``+ F_v``."""
+    data; with numeric features ``+ X2 W' + X Wz' + wz2_sum`` (``X2 = X * X``;
+    ``Mf wz2'`` with missing cells) ``+ F_v``."""
     n, K = D.shape
     P = X.shape[1]
     if P:
-        t1, t2, X2 = np.empty((n, K)), np.empty((n, K)), np.empty((n, P))
-        for r in range(n):
-            for p in range(P):
-                X2[r, p] = X[r, p] * X[r, p]
+        t1, t2 = np.empty((n, K)), np.empty((n, K))
         np.dot(X2, W.T, t1)
         np.dot(X, Wz.T, t2)
         t3 = np.empty((n, K)) if masked else t1
@@ -160,16 +157,17 @@ def _costs_of(rows, cur, lo, hi, dat, fp, masked):  # pragma: no cover - compile
     ``core.take_rows``)."""
     codes, offsets, g0, X0, Mf = dat[0], dat[1], dat[3], dat[4], dat[5]
     m, Q, P = rows.size, codes.shape[1], X0.shape[1]
-    X, M = np.empty((m, P)), np.empty((m, P if masked else 0))
+    X, X2, M = np.empty((m, P)), np.empty((m, P)), np.empty((m, P if masked else 0))
     for i in range(m):
         for p in range(P):
             X[i, p] = X0[rows[i], p]
+            X2[i, p] = X[i, p] * X[i, p]
         for p in range(M.shape[1]):
             M[i, p] = Mf[rows[i], p]
     W, Wz, wz2, wz2_sum, F_v, table = _weights(cur, lo, hi, dat, fp)
     cat = _cat_terms(codes, g0, rows, table, _base(offsets), hi - lo)
     D = np.empty((m, hi - lo))
-    return _costs(cat, dat[13][:0], Q, X, M, W, Wz, wz2, wz2_sum, F_v, masked, D)
+    return _costs(cat, dat[13][:0], Q, X, X2, M, W, Wz, wz2, wz2_sum, F_v, masked, D)
 
 
 @kernel(internal=True)
@@ -182,7 +180,7 @@ def _all_costs(cur, lo, hi, dat, fp, masked):  # pragma: no cover - compiled
     cat = _cat_terms(codes, g0, inv[:0], table, _base(offsets), hi - lo)
     D = np.empty((X0.shape[0], hi - lo))
     Q = offsets.size
-    return _costs(cat, inv, Q, X0, Mf, W, Wz, wz2, wz2_sum, F_v, masked, D)
+    return _costs(cat, inv, Q, X0, dat[16], Mf, W, Wz, wz2, wz2_sum, F_v, masked, D)
 
 
 @kernel(internal=True)
@@ -310,22 +308,19 @@ def _stats(labels, K_tot, dat):  # pragma: no cover - compiled
     cnt = np.zeros((K_tot, P))
     masked = Mf.shape[0] > 0
     if P and K_tot <= 32:
-        Z, X2 = np.zeros((K_tot, n)), np.empty((n, P))
+        Z = np.zeros((K_tot, n))
         for r in range(n):
             Z[labels[r], r] = 1.0
-            for p in range(P):
-                X2[r, p] = X0[r, p] * X0[r, p]
         np.dot(Z, X0, s1)
-        np.dot(Z, X2, s2)
+        np.dot(Z, dat[16], s2)
         if masked:
             np.dot(Z, Mf, cnt)
     elif P:
         for r in range(n):
             k = labels[r]
             for p in range(P):
-                x = X0[r, p]
-                s1[k, p] += x
-                s2[k, p] += x * x
+                s1[k, p] += X0[r, p]
+                s2[k, p] += dat[16][r, p]
                 if masked:
                     cnt[k, p] += Mf[r, p]
     if not masked:
