@@ -259,15 +259,14 @@ def _open(cur, K, dmin, u, ints, dat, fp, ip):  # pragma: no cover - compiled
 
 
 @kernel(internal=True)
-def _assign(cur, K, K_tot, openers, idx, dmin, labels, cost, dat, fp, masked):  # pragma: no cover
+def _assign(K, K_tot, Dn, openers, idx, dmin, labels, cost):  # pragma: no cover - compiled
     """Pass, step 3 (``core._k_assign``): every row takes the best of the old
-    clusters (``idx``, ``dmin``) and of the new ones opened at or before it (ties keep
-    the old one); an opening row takes its own cluster."""
+    clusters (``idx``, ``dmin``) and of the new ones (costs ``Dn``) opened at or before
+    it (ties keep the old one); an opening row takes its own cluster."""
     for r in range(labels.size):
         labels[r], cost[r] = idx[r], dmin[r]
     if K_tot == K:
         return
-    Dn = _all_costs(cur, K, K_tot, dat, fp, masked)
     for r in range(labels.size):
         j = -1
         best = 0.0
@@ -464,7 +463,9 @@ def run_passes(dat, cur, nxt, labels, cost, tot_nk, trace, ints, u, fp, ip):  # 
         for r in range(n):
             old[r] = labels[r]
         K_tot, openers = _open(cur, K, dmin, u, ints, dat, fp, ip) if n_cand else (K, idx[:0])
-        _assign(cur, K, K_tot, openers, idx, dmin, labels, cost, dat, fp, masked)
+        # the new clusters' costs (none opened: no rows, no call)
+        Dn = _all_costs(cur, K, K_tot, dat, fp, masked) if K_tot > K else D[:, :0]
+        _assign(K, K_tot, Dn, openers, idx, dmin, labels, cost)
         nk, s1, s2, cnt, counts = _stats(labels, K_tot, dat)
         fv = 0.0
         used = 0

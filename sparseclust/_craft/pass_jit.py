@@ -115,7 +115,7 @@ def _top(key, n_sel, row, v, first):  # pragma: no cover - compiled
         v[row, first + a[i]] = True
 
 
-@kernel
+@kernel(internal=True)
 def select_fixed(sigma, counts, log_eta, log_eta0, offsets, L, n_num, n_cat, v):  # pragma: no cover
     """The fixed-budget selection (``core.select``): per cluster the ``n_num`` numeric
     features of least sd and the ``n_cat`` categorical ones of largest ``G_d - G_kd``,
