@@ -109,6 +109,9 @@ def test_one_progress_rule(func):
         "covariate",
     ],
 )
+@pytest.mark.filterwarnings(
+    "ignore:automatic K. K = .* is the largest:sparseclust.exceptions.DataWarning"
+)
 def test_bars_with_progress_true_only(call, monkeypatch, capsys):
     monkeypatch.setattr(parallel, "BAR_DELAY", 0.0)
     call(False)

@@ -7,7 +7,7 @@ numba (about 0.3 s). Kernels are compiled on their first call and cached on disk
 user's cache directory), so a process pays the compilation once per machine, not once
 per call. Measured on an empty cache (2-core x86-64, CPU time, load 2.5-3): the first
 ``sparse_kmeans`` call compiles the Hartigan-Wong kernels in 7-9 s, the first
-``craft`` call the CRAFT cost kernels in 2.1-2.3 s, the first
+``craft`` call its compiled pass loop (``_craft/loop_jit.py``) in 17-21 s, the first
 ``sparse_hclust(weights="sparcl")`` call its two in 0.2 s; with the cache warm, a process
 pays about 0.6 s (importing numba, loading the kernels). Numba compiles each kernel
 for each type signature apart, to machine code of its own with that of every kernel it
