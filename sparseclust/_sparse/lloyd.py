@@ -491,6 +491,27 @@ def _k_ms_far(block, offset, state, view, mu, ca, k, col, top):
     return state, (own[order], order + offset, lab[order], n)
 
 
+def _stacked_onehot(lab: np.ndarray, k: int) -> np.ndarray:
+    """``(A k, n)`` indicators of the ``(A, n)`` labels of ``A`` starts, start by start."""
+    A, n = lab.shape
+    onehot = np.zeros((A * k, n))
+    onehot[(lab + (np.arange(A) * k)[:, None]).ravel(), np.tile(np.arange(n), A)] = 1.0
+    return onehot
+
+
+def _transfers(
+    lab: np.ndarray, old: np.ndarray, moved: np.ndarray, rows: np.ndarray, k: int
+) -> np.ndarray:
+    """``(A k, rows)``: +1 where a row of ``rows`` joined a cluster, -1 where it left one
+    (``moved``: ``lab != old``), so that ``delta @ x[rows]`` updates the cluster sums."""
+    aa, ii = np.nonzero(moved)
+    col = np.searchsorted(rows, ii)
+    delta = np.zeros((lab.shape[0] * k, rows.size))
+    np.add.at(delta, (aa * k + lab[aa, ii], col), 1.0)
+    np.add.at(delta, (aa * k + old[aa, ii], col), -1.0)
+    return delta
+
+
 def _k_ms_commit(block, offset, state, view, mu, keep, active, moves, it, k):
     xs = _centred(block, state, view, mu)
     n, p = xs.shape
@@ -506,16 +527,9 @@ def _k_ms_commit(block, offset, state, view, mu, keep, active, moves, it, k):
     rows = np.flatnonzero(moved.any(axis=0))
     sums = state["sums"]
     if it % 10 == 0 or 2 * rows.size > n:
-        onehot = np.zeros((A * k, n))
-        onehot[(lab + (np.arange(A) * k)[:, None]).ravel(), np.tile(np.arange(n), A)] = 1.0
-        sums[active] = (onehot @ xs).reshape(A, k, p)
+        sums[active] = (_stacked_onehot(lab, k) @ xs).reshape(A, k, p)
     else:
-        aa, ii = np.nonzero(moved)
-        col = np.searchsorted(rows, ii)
-        delta = np.zeros((A * k, rows.size))
-        np.add.at(delta, (aa * k + lab[aa, ii], col), 1.0)
-        np.add.at(delta, (aa * k + old[aa, ii], col), -1.0)
-        sums[active] += (delta @ xs[rows]).reshape(A, k, p)
+        sums[active] += (_transfers(lab, old, moved, rows, k) @ xs[rows]).reshape(A, k, p)
     return state, sums[active]
 
 
@@ -653,7 +667,6 @@ def _gram_lloyd(xs: np.ndarray, starts: np.ndarray, max_iter: int) -> tuple[Any,
     converged = np.zeros(S, dtype=bool)
     n_iter = np.full(S, max_iter + 1, dtype=np.int64)  # R's $iter convention
     active = np.arange(S)
-    rows = np.arange(n)
     for it in range(max_iter):
         dist = cn[active][:, :, None] - 2.0 * xc[active]  # (A, k, n)
         lab, best = _first_argmin(dist)
@@ -673,28 +686,20 @@ def _gram_lloyd(xs: np.ndarray, starts: np.ndarray, max_iter: int) -> tuple[Any,
         old = lab_all[active]
         lab_all[active] = lab
         counts[active] = cnt
-        onehot = np.zeros((A * k, n))
-        onehot[(lab + (np.arange(A) * k)[:, None]).ravel(), np.tile(rows, A)] = 1.0
+        onehot = _stacked_onehot(lab, k)
         moved = lab != old
         mrows = np.flatnonzero(moved.any(axis=0))
         if it % 10 == 0 or 2 * mrows.size > n:
             # (A k, n): the sum of x_l . x_i over each cluster's members l
             qs[active] = (onehot @ G).reshape(A, k, n)
         else:  # only the rows that changed cluster
-            aa, ii = np.nonzero(moved)
-            col = np.searchsorted(mrows, ii)
-            delta = np.zeros((A * k, mrows.size))
-            np.add.at(delta, (aa * k + lab[aa, ii], col), 1.0)
-            np.add.at(delta, (aa * k + old[aa, ii], col), -1.0)
-            qs[active] += (delta @ G[mrows]).reshape(A, k, n)
+            qs[active] += (_transfers(lab, old, moved, mrows, k) @ G[mrows]).reshape(A, k, n)
         q = qs[active].reshape(A * k, n)
         size = cnt.reshape(-1, 1).astype(float)
         xc[active] = (q / size).reshape(A, k, n)
         cn[active] = (np.einsum("jl,jl->j", onehot, q)[:, None] / size**2).reshape(A, k)
     wss = xq.sum() - np.einsum("sk,sk->s", counts, cn)
-    onehot = np.zeros((S * k, n))
-    onehot[(lab_all + (np.arange(S) * k)[:, None]).ravel(), np.tile(rows, S)] = 1.0
-    cents = (onehot @ xs).reshape(S, k, -1) / counts[:, :, None]
+    cents = (_stacked_onehot(lab_all, k) @ xs).reshape(S, k, -1) / counts[:, :, None]
     return [{"lab": lab_all}], cents, wss, converged, n_iter
 
 
