@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._engine.jit import kernel
-from .costs_jit import centres
+from .costs_jit import centres, count_all, row_min
 from .pass_jit import pairwise_sum, select_fixed
 
 __all__ = ["DONE", "GROW", "run_passes"]
@@ -290,11 +290,7 @@ def _stats(labels, K_tot, dat):  # pragma: no cover - compiled
     rows added one by one in row order (scipy's sparse product)."""
     codes, offsets, L, X0, Mf = dat[0], dat[1], dat[2], dat[4], dat[5]
     n, P, Q, S = labels.size, X0.shape[1], offsets.size, dat[9].size
-    cnt_i = np.zeros((K_tot, S + Q), np.int64)
-    base = _base(offsets)
-    for r in range(n):
-        for q in range(Q):
-            cnt_i[labels[r], codes[r, q] + base[q]] += 1
+    cnt_i = count_all(codes, offsets, labels, np.zeros((K_tot, S + Q), np.int64))
     nk = np.zeros(K_tot)
     if Q:
         for k in range(K_tot):
@@ -448,14 +444,10 @@ def run_passes(dat, cur, nxt, labels, cost, tot_nk, trace, ints, u, fp, ip):  # 
     while it < ip[4]:
         D = _all_costs(cur, first, K, dat, fp, masked)
         idx, dmin = np.empty(n, np.int64), np.empty(n)
+        row_min(D, idx, dmin)
         n_cand = 0
         for r in range(n):
-            best, j = D[r, 0], 0
-            for k in range(1, K):
-                if best == best and (D[r, k] < best or D[r, k] != D[r, k]):
-                    best, j = D[r, k], k
-            idx[r], dmin[r] = j, best
-            n_cand += best > fp[0]
+            n_cand += dmin[r] > fp[0]
         if K + n_cand > cap or (ip[1] == 0 and ints[7] + n_cand * cur[4].shape[1] > u.size):
             ints[IT], ints[K_], ints[OVER], ints[6] = it, K, over, K + n_cand
             return GROW
