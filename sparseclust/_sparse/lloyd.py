@@ -548,26 +548,36 @@ def _reseed(ex, states, view, mu, ca, k, col, cnt_a) -> list[tuple[int, int]]:
         # rows a block did not return come after its last returned one
         bounds = [(r[0][-1], r[1][-1]) for r in res if r[0].size < r[3]]
         cnt = cnt_a.copy()
-        moves, complete = [], True
-        for j in np.flatnonzero(cnt == 0).tolist():
-            for i in np.argsort(-own, kind="stable").tolist():
-                if any(own[i] < v or (own[i] == v and idx[i] > g) for v, g in bounds):
-                    complete = False
-                    break
-                if cnt[lab[i]] > 1:
-                    cnt[lab[i]] -= 1
-                    lab[i] = j
-                    cnt[j] = 1
-                    own[i] = 0.0
-                    moves.append((int(idx[i]), j))
-                    break
-            else:  # no returned row qualified: one not returned may
-                complete = not bounds
-            if not complete:
-                break
+        moves, complete = _take_farthest(own, idx, lab, cnt, bounds)
         if complete:
             return states, moves, cnt
         top *= 4
+
+
+def _take_farthest(
+    own: np.ndarray, idx: np.ndarray, lab: np.ndarray, cnt: np.ndarray, bounds: list
+) -> tuple[list[tuple[int, int]], bool]:
+    """``(moves, complete)``: each empty cluster of ``cnt`` (in order) takes the row
+    farthest from its centre (``own``; the first in data order, ``idx``, on ties) whose
+    own cluster keeps a member; ``lab``, ``cnt`` and ``own`` are updated in place.
+    ``bounds``: ``(own, idx)`` of the last row each block returned, when it did not
+    return all; a row that a row not returned could precede is not taken (incomplete)."""
+    moves = []
+    for j in np.flatnonzero(cnt == 0).tolist():
+        for i in np.argsort(-own, kind="stable").tolist():
+            if any(own[i] < v or (own[i] == v and idx[i] > g) for v, g in bounds):
+                return moves, False
+            if cnt[lab[i]] > 1:
+                cnt[lab[i]] -= 1
+                lab[i] = j
+                cnt[j] = 1
+                own[i] = 0.0
+                moves.append((int(idx[i]), j))
+                break
+        else:  # no returned row qualified: one not returned may
+            if bounds:
+                return moves, False
+    return moves, True
 
 
 def _batched_lloyd(
@@ -629,20 +639,6 @@ def _use_gram(ex: Any, p: int, S: int, k: int) -> bool:
 _GRAM_MAX_CELLS = 2**24
 
 
-def _gram_reseed(own: np.ndarray, lab: np.ndarray, cnt: np.ndarray) -> None:
-    """Re-seed one start's empty clusters in place, as :func:`_reseed` does on one block:
-    each at the row farthest from its centre (``own``, first in data order on ties)
-    whose own cluster keeps a member."""
-    for j in np.flatnonzero(cnt == 0).tolist():
-        for i in np.argsort(-own, kind="stable").tolist():
-            if cnt[lab[i]] > 1:
-                cnt[lab[i]] -= 1
-                lab[i] = j
-                cnt[j] = 1
-                own[i] = 0.0
-                break
-
-
 def _gram_lloyd(xs: np.ndarray, starts: np.ndarray, max_iter: int) -> tuple[Any, ...]:
     """:func:`_batched_lloyd` in the rows' Gram space, for few rows of many features.
 
@@ -681,7 +677,7 @@ def _gram_lloyd(xs: np.ndarray, starts: np.ndarray, max_iter: int) -> tuple[Any,
         cnt = np.bincount((lab + (np.arange(A) * k)[:, None]).ravel(), minlength=A * k)
         cnt = cnt.reshape(A, k)
         for a in np.flatnonzero((cnt == 0).any(axis=1)).tolist():
-            _gram_reseed(best[keep[a]] + xq, lab[a], cnt[a])
+            _take_farthest(best[keep[a]] + xq, np.arange(n), lab[a], cnt[a], [])
         active = active[keep]
         old = lab_all[active]
         lab_all[active] = lab

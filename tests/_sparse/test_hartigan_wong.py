@@ -626,8 +626,8 @@ def test_gram_lloyd_reseeds_emptied_clusters_as_the_data_space_phase(monkeypatch
     from sparseclust._sparse import lloyd as lloyd_mod
 
     calls = []
-    reseed = lloyd_mod._gram_reseed
-    monkeypatch.setattr(lloyd_mod, "_gram_reseed", lambda *a: calls.append(1) or reseed(*a))
+    take = lloyd_mod._take_farthest
+    monkeypatch.setattr(lloyd_mod, "_take_farthest", lambda *a: calls.append(1) or take(*a))
     g = np.random.default_rng(seed)
     n, k = int(g.integers(6, 14)), int(g.integers(3, 6))
     p = int(g.integers(2 * n, 3 * n))
@@ -636,8 +636,8 @@ def test_gram_lloyd_reseeds_emptied_clusters_as_the_data_space_phase(monkeypatch
     mu = x.mean(axis=0)
     xs = x - mu
     got = lloyd_mod._gram_lloyd(xs, starts, 10)
-    want = lloyd_mod._batched_lloyd(lloyd_mod.one_block(x), None, mu, xs[starts], 10)
     assert calls  # a cluster emptied
+    want = lloyd_mod._batched_lloyd(lloyd_mod.one_block(x), None, mu, xs[starts], 10)
     np.testing.assert_array_equal(got[0][0]["lab"], want[0][0]["lab"])
     np.testing.assert_allclose(got[1], want[1], atol=1e-12)
     np.testing.assert_allclose(got[2], want[2], rtol=1e-12)
