@@ -692,11 +692,16 @@ def pair_mean(A: np.ndarray, idx: Sequence[int] | np.ndarray) -> float:
     >>> pair_mean(A, [0, 1, 2]), pair_mean(A, [1, 2])
     (0.75, nan)
     """
+    v = _pair_values(A, idx)
+    return float(v.mean()) if v.size else np.nan
+
+
+def _pair_values(A: np.ndarray, idx: Sequence[int] | np.ndarray) -> np.ndarray:
+    """The finite agreements of the pairs of subsamples ``idx`` (upper triangle)."""
     idx = np.asarray(idx)
     a, b = np.triu_indices(idx.size, 1)
     v = A[idx[a], idx[b]]
-    v = v[np.isfinite(v)]
-    return float(v.mean()) if v.size else np.nan
+    return v[np.isfinite(v)]
 
 
 def jackknife_se(A: np.ndarray, B: np.ndarray | None, r: int) -> float:
@@ -760,9 +765,7 @@ def stability_stats(A: np.ndarray, fitted: np.ndarray) -> tuple[np.ndarray, np.n
     of those pairs' indices, the jackknife standard error of the mean)."""
     stab, sd, se = (np.full(len(fitted), np.nan) for _ in range(3))
     for j, r in enumerate(fitted):
-        a, b = np.triu_indices(int(r), 1)
-        v = A[j][a, b]
-        v = v[np.isfinite(v)]
+        v = _pair_values(A[j], np.arange(int(r)))
         if v.size:
             stab[j], sd[j] = v.mean(), v.std()
             se[j] = jackknife_se(A[j], None, int(r))
