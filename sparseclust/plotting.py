@@ -307,15 +307,7 @@ def plot_profiles(result: Any, ax: Any = None, *, max_variables: int = 40, **kwa
             if np.isfinite(M[r, c]):
                 strong = abs(M[r, c]) > 0.6 * (1.0 if is_share[r] else lim)
                 text = f"{M[r, c]:.2f}" if is_share[r] else f"{M[r, c]:+.1f}".replace("-0.0", "0.0")
-                ax.text(
-                    c,
-                    r,
-                    text,
-                    ha="center",
-                    va="center",
-                    fontsize=7,
-                    color="white" if strong else "black",
-                )
+                _cell_text(ax, r, c, text, strong)
     ax.set_xticks(range(len(clusters)), [str(c) for c in clusters])
     ax.set_yticks(range(len(labels)), labels, fontsize=8)
     ax.set_xlabel("cluster")
@@ -492,16 +484,14 @@ def _write_values(ax: Any, values: np.ndarray, im: Any) -> None:
     digits = 0 if np.abs(values).max() >= 10 else 1
     shade = im.norm(values)
     for (i, j), v in np.ndenumerate(values):
-        dark = bool(np.ma.getdata(shade)[i, j] > 0.55)
-        ax.text(
-            j,
-            i,
-            f"{v:.{digits}f}",
-            ha="center",
-            va="center",
-            fontsize=7,
-            color="white" if dark else "black",
-        )
+        _cell_text(ax, i, j, f"{v:.{digits}f}", bool(np.ma.getdata(shade)[i, j] > 0.55))
+
+
+def _cell_text(ax: Any, row: int, col: int, text: str, dark: bool) -> None:
+    """``text`` centred in a heatmap cell, white on a dark cell, black otherwise."""
+    ax.text(
+        col, row, text, ha="center", va="center", fontsize=7, color="white" if dark else "black"
+    )
 
 
 def _draw_panel(
