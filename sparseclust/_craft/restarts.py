@@ -48,14 +48,15 @@ def fixed_run(d: Data, settings: core.Settings, lam: float, seed: Any, kind: str
 
 
 def restart_at(d: Data, settings: core.Settings, k: int, seed: Any, lam: float) -> core.Fit:
-    """A restart at the first restart's calibrated lambda; re-calibrated briefly
-    (at most 8 fits, fits past the cluster cap stopped early) when it lands on
+    """A restart at the first restart's calibrated lambda; re-calibrated briefly from
+    it (:func:`~sparseclust._craft.lam.calibrated_run` with ``start=lam``: at most 8
+    fits, this one included, fits past the cluster cap stopped early) when it lands on
     another number of clusters."""
     out = core.craft_fit(
         d, lam, rng=np.random.default_rng(seed), **lam_.stop_rules(k), **settings.kwargs()
     )
-    if out.state.K != k:  # the calibration halves 2 lambda to lambda: this fit again
-        return lam_.calibrated_run(d, settings, k, seed, 2.0 * lam, max_fits=8, known={lam: out})
+    if out.state.K != k:  # the calibration's first fit, at the hint, is this one
+        return lam_.calibrated_run(d, settings, k, seed, None, 8, {lam: out}, start=lam)
     out = core.add_nll(d, replace(out, lam=lam))
     return replace(out, kind="calibrated")
 

@@ -78,17 +78,29 @@ def calibrate_lambda(
     n_clusters: Callable[[Any], int],
     k: int,
     *,
-    hi: float,
+    hi: float | None = None,
+    start: float | None = None,
+    step: float = 1.25,
     max_fits: int = 60,
     rtol: float = 1e-9,
     warn: bool = True,
 ) -> tuple[Any, float, pd.DataFrame]:
     """Find lambda whose converged fit has exactly ``k`` clusters.
 
-    ``fit(lam)`` must be deterministic (same seed every call). ``hi`` must give one
-    cluster or at most ``k``; lambda is halved from ``hi`` until the fit has at least
-    ``k`` clusters, then bisected on the log scale. Returns ``(fit, lam, trace)``
-    where ``trace`` lists every (lam, n_clusters) tried. When ``k`` is never hit, the
+    ``fit(lam)`` must be deterministic (same seed every call). Give one of:
+
+    * ``hi``: a lambda giving one cluster or at most ``k``; lambda is halved from
+      ``hi`` until the fit has at least ``k`` clusters, then bisected on the log scale;
+    * ``start``: a hint, e.g. a lambda already calibrated to ``k`` on another run of
+      the same data. The first fit is at ``start``; lambda then steps away from it
+      towards ``k`` clusters (up when the fit has more, down when it has fewer) by the
+      factor ``step``, squared after each step that does not reach the other side
+      (``step``, ``step^2``, ``step^4``, ...: a hint far off is still bracketed in a
+      few fits), then is bisected on the log scale between the last two lambdas.
+
+    Any lambda giving ``k`` clusters is as valid as another; the first one found is
+    returned. Returns ``(fit, lam, trace)`` where ``trace`` lists every
+    (lam, n_clusters) tried. When ``k`` is never hit within ``max_fits`` fits, the
     fit with the number of clusters nearest to ``k`` (ties: the larger lambda) is
     returned with a :class:`~sparseclust.exceptions.CalibrationWarning` (none with
     ``warn=False``: the caller reports it).
@@ -98,7 +110,15 @@ def calibrate_lambda(
     >>> res, lam, trace = calibrate_lambda(lambda l: int(10 / l) + 1, lambda r: r, 3, hi=100.0)
     >>> res, 10 / 3 < lam <= 5
     (3, True)
+    >>> res, lam, trace = calibrate_lambda(lambda l: int(10 / l) + 1, lambda r: r, 3, start=4.5)
+    >>> res, lam, len(trace)  # the hint already gives 3 clusters: one fit
+    (3, 4.5, 1)
     """
+    if (hi is None) == (start is None):
+        raise ValueError(
+            f"calibrate_lambda needs exactly one of hi= (a lambda giving at most k clusters) "
+            f"and start= (a hint); got hi={hi}, start={start}."
+        )
     tried: list[tuple[float, int, Any]] = []
 
     def run(lam: float) -> int:
@@ -107,6 +127,10 @@ def calibrate_lambda(
         tried.append((lam, kk, r))
         return kk
 
+    if start is not None:
+        step = check_number("step", step, min=1, min_inclusive=False)
+        _from_hint(run, k, float(start), step, max_fits, rtol)
+        return _result(tried, k, warn)
     hi = float(hi)
     k_hi = run(hi)
     while k_hi > k and len(tried) < max_fits:  # hi too small: more clusters than wanted
@@ -120,15 +144,53 @@ def calibrate_lambda(
             lo /= 2.0
             k_lo = run(lo)
         if k_lo != k:
-            while len(tried) < max_fits and hi / lo > 1 + rtol:
-                mid = float(np.sqrt(lo * hi))
-                k_mid = run(mid)
-                if k_mid == k:
-                    break
-                if k_mid > k:
-                    lo = mid
-                else:
-                    hi = mid
+            _bisect(run, k, lo, hi, max_fits - len(tried), rtol)
+    return _result(tried, k, warn)
+
+
+def _bisect(
+    run: Callable[[float], int], k: int, lo: float, hi: float, budget: int, rtol: float
+) -> None:
+    """Log-scale bisection between ``lo`` (more than ``k`` clusters) and ``hi`` (fewer)
+    until a fit has ``k`` clusters, ``budget`` fits are spent or ``hi / lo <= 1 + rtol``."""
+    while budget > 0 and hi / lo > 1 + rtol:
+        mid = float(np.sqrt(lo * hi))
+        k_mid = run(mid)
+        budget -= 1
+        if k_mid == k:
+            return
+        if k_mid > k:
+            lo = mid
+        else:
+            hi = mid
+
+
+def _from_hint(
+    run: Callable[[float], int], k: int, start: float, step: float, max_fits: int, rtol: float
+) -> None:
+    """:func:`calibrate_lambda` from a hint: a fit at ``start``, steps of ``step``,
+    ``step^2``, ... (at most 1e6) towards ``k`` clusters until they are bracketed, then
+    bisection."""
+    lam, kk = start, run(start)
+    fits = 1
+    while kk != k and fits < max_fits and 1e-300 < lam < 1e300:
+        up = kk > k  # too many clusters: lambda too small
+        nxt = lam * step if up else lam / step
+        k_nxt = run(nxt)
+        fits += 1
+        if k_nxt == k or (k_nxt > k) != up:  # hit, or crossed over k: bracketed
+            if k_nxt != k:
+                lo, hi = (lam, nxt) if up else (nxt, lam)
+                _bisect(run, k, lo, hi, max_fits - fits, rtol)
+            return
+        lam, kk, step = nxt, k_nxt, min(step * step, 1e6)
+
+
+def _result(
+    tried: list[tuple[float, int, Any]], k: int, warn: bool
+) -> tuple[Any, float, pd.DataFrame]:
+    """The first fit with ``k`` clusters, else the nearest (ties: the larger lambda),
+    warned unless ``warn`` is False; with the trace of every (lam, n_clusters) tried."""
     trace = pd.DataFrame([(lam, kk) for lam, kk, _ in tried], columns=["lam", "n_clusters"])
     exact = [t for t in tried if t[1] == k]
     if exact:

@@ -88,20 +88,33 @@ def hand_bic(df: pd.DataFrame, fit) -> float:
 
 def test_bic_choice_matches_brute_force():
     """Every budget's BIC is the hand-computed BIC of craft(m=that budget) with the same
-    restarts, and the lowest wins; the result is that fit, bit for bit."""
+    restarts, and the lowest wins; the result is that fit, bit for bit. The budgets
+    fitted are the search's (three spread, then the best one's neighbours): the chosen
+    one is no worse than its neighbours among all the candidates."""
     df = small()
     fit = craft(df, k=3, scale=False, rng=0, **RESTARTS)
     tab = fit.m_selection
-    assert tab["m"].tolist() == candidate_budgets(3, 2) == [0.4, 0.5, 0.8, 0.9]
-    for row in tab.itertuples():
-        one = craft(df, m=row.m, k=3, scale=False, rng=0, **RESTARTS)
+    cands = candidate_budgets(3, 2)
+    assert tab.attrs["candidates"] == tuple(cands) == (0.4, 0.5, 0.8, 0.9)
+    assert set(tab["m"]) >= {0.4, 0.5, 0.8} and tab["m"].is_monotonic_increasing
+    every = {}
+    for m in cands:
+        one = craft(df, m=m, k=3, scale=False, rng=0, **RESTARTS)
         assert one.m_selection is None
-        assert row.bic == pytest.approx(hand_bic(df, one), rel=1e-9)
+        every[m] = hand_bic(df, one)
+        if m not in set(tab["m"]):
+            continue
+        row = tab[tab["m"] == m].iloc[0]
+        assert row.bic == pytest.approx(every[m], rel=1e-9)
         assert row.neg_loglik == pytest.approx(hand_nll_params(df, one)[0], rel=1e-9)
         assert row.n_params == hand_nll_params(df, one)[1]
         assert row.n_numeric == one.selected[["a", "b", "noise"]].sum(axis=1).max()
     best = tab["bic"].idxmin()
     assert tab["chosen"].tolist() == [i == best for i in range(len(tab))]
+    i = cands.index(fit.m)
+    for j in (i - 1, i + 1):  # a local minimum over all the candidates
+        if 0 <= j < len(cands):
+            assert cands[j] in set(tab["m"]) and every[cands[j]] >= every[fit.m]
     assert fit.m == tab.loc[best, "m"]
     same = craft(df, m=fit.m, k=3, scale=False, rng=0, **RESTARTS)
     assert same.labels.equals(fit.labels) and same.neg_loglik == fit.neg_loglik
@@ -141,8 +154,9 @@ def test_fixed_m_is_unchanged():
 
 def test_print_and_summary_report_the_choice():
     fit = craft(small(), k=3, rng=0, **RESTARTS)
-    n = len(fit.m_selection)
-    assert f"m = {fit.m:g} chosen by BIC over {n} budgets (see m_selection)." in repr(fit)
+    n, of = len(fit.m_selection), len(fit.m_selection.attrs["candidates"])
+    over = f"{n} budgets" if n == of else f"{n} of {of} budgets"
+    assert f"m = {fit.m:g} chosen by BIC over {over} (see m_selection)." in repr(fit)
     s = fit.summary()
     assert s.tables["parameters"].loc["m set by", "value"] == f"BIC over {n} budgets"
     assert s.tables["m_selection"] is fit.m_selection

@@ -8,7 +8,15 @@ import pytest
 
 from sparseclust import craft
 from sparseclust._craft import core
-from sparseclust._craft.select_m import TIE, bic, n_parameters, neg_loglik
+from sparseclust._craft.select_m import (
+    COARSE,
+    TIE,
+    _lowest,
+    bic,
+    n_parameters,
+    neg_loglik,
+    search_budgets,
+)
 
 RESTARTS = dict(n_init=5, n_seeded=2)
 
@@ -37,7 +45,7 @@ def test_the_known_budget_is_chosen(share, seed):
     fit = craft(design(share, seed), k=3, rng=seed, **RESTARTS)
     tab = fit.m_selection.set_index("m")
     assert fit.m == share
-    assert tab.loc[0.9, "bic"] > tab.loc[share, "bic"] + 10
+    assert tab.loc[0.8, "bic"] > tab.loc[share, "bic"] + 10  # fitted by the search
     assert tab.loc[round(share - 0.1, 1), "bic"] > tab.loc[share, "bic"] + 10
 
 
@@ -94,3 +102,36 @@ def test_dask_budgets_on_all_rows_match_memory():
         )
     assert got.m == ref.m
     np.testing.assert_allclose(got.m_selection["bic"], ref.m_selection["bic"], rtol=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_search_reaches_a_local_minimum(seed):
+    """The budget search fits the candidates nearest 0.2, 0.5 and 0.8, then the best
+    one's neighbours until none is better: the best budget fitted is no worse than
+    both its neighbours, and at least as good as the three spread ones."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 9))
+    cands = [round(0.2 + 0.1 * i, 1) for i in sorted(rng.choice(8, n, replace=False))]
+    score = dict(zip(cands, rng.normal(size=n).round(1)))  # rounded: ties happen
+    fitted = []
+
+    def fit(m):
+        assert m not in fitted  # each budget once
+        fitted.append(m)
+
+    def best(ms):
+        return ms[_lowest(np.array([score[m] for m in ms]))]
+
+    order = search_budgets(cands, fit, best)
+    assert order == fitted
+    if n <= 3:
+        assert sorted(fitted) == cands
+        return
+    coarse = [min(cands, key=lambda m, c=c: (abs(m - c), m)) for c in COARSE]
+    assert fitted[: len(set(coarse))] == list(dict.fromkeys(coarse))
+    chosen = best(sorted(fitted))
+    i = cands.index(chosen)
+    for j in (i - 1, i + 1):
+        if 0 <= j < n:
+            assert cands[j] in fitted and score[cands[j]] >= score[chosen]
+    assert all(score[chosen] <= score[m] for m in coarse)
