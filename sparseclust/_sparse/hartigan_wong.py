@@ -44,7 +44,12 @@ roundings of the comparisons' own arithmetic); a comparison closer than the boun
 made on the sequential sums. With at least ``_F32_MIN_P`` columns, on data of at most
 ``_F32_MAX_CELLS`` cells, a screen of the dot products in single precision (a float32
 copy of the data, under its own rigorous bound, see :func:`_single_copy`) comes first,
-and a comparison too close there goes to the double-precision screen. The centres are kept bit for bit as the Fortran keeps them
+and a comparison too close there goes to the double-precision screen. The multi-start's
+refinements, after its Gram-space Lloyd phase on few rows of many columns, screen in the
+rows' own space instead (:class:`RowScreen`: ``n`` terms a distance instead of ``p``,
+under its own rigorous bound). The per-point stages are compiled without numba's
+reference counting (``kernel(refcount=False)``: they allocate and return no array),
+which otherwise cost more than their arithmetic. The centres are kept bit for bit as the Fortran keeps them
 (sequential sums in data order for the initial means, then ``(c n1 - x)/(n1 - 1)`` and
 ``(c n2 + x)/(n2 + 1)`` at each transfer), so every decision equals the one a sequential
 double-precision run of AS 136 makes on the same input (assuming, as R's usual x86-64
@@ -68,7 +73,7 @@ import numpy as np
 
 from .._engine.threads import single_blas_thread
 
-__all__ = ["HWResult", "HWRunner", "hartigan_wong"]
+__all__ = ["HWResult", "HWRunner", "RowScreen", "hartigan_wong"]
 
 _U = 2.0**-53  # unit roundoff of float64
 _TOL_SCALE = 8.0  # error bound of a product distance: _TOL_SCALE (p + 10) u (|x|^2 + |c|^2)
@@ -416,6 +421,92 @@ def _as136_work(n: int, k: int, p: int, screen: bool, single: bool) -> tuple[np.
     )
 
 
+@dataclass(frozen=True, eq=False)
+class RowScreen:
+    """A screen of the compiled stages in the rows' own space, for few rows of many
+    columns, when the rows' Gram matrix is at hand (the Lloyd phase of the multi-start
+    made it).
+
+    With ``xs`` the data shifted by a constant row and ``G = xs xs'``, the lower
+    Cholesky factor ``y`` of ``G + a 11'`` (``a`` the mean of ``G``'s diagonal, which
+    makes it positive definite when ``xs`` has rank ``n - 1``: ``1' xs = 0`` for centred
+    columns) has ``n`` columns and the distances of the data: ``G + a 11'`` is the Gram
+    matrix of ``[xs, sqrt(a) 1]``, and a row's distance to a mean of rows is a quadratic
+    form in it with coefficients summing to zero. The stages then screen a point's
+    distances as ``|y_i - cy_L|^2`` (``n`` terms instead of ``p``; the centres ``cy`` kept
+    as the data's are, from the same sums and the same transfers), and a comparison
+    closer than the bound is made on the sequential sums, as with the other screens:
+    every decision is still the sequential one.
+
+    The bound, with ``R^2`` the largest squared norm of a row of ``x`` or of ``y``
+    and ``t`` the transfers made: ``64 u R^2 ((p + n + 10) + (n + 1)(n + t))``. It
+    covers (each term with a factor of at least 2 to spare) the sequential sums
+    (``(p + 2) u d``, ``d <= 4 R^2``), the products of ``G`` (``gamma_p |x_i||x_j|``),
+    the Cholesky factor's backward error (``gamma_{n+1} |y_i||y_j|``), times 4 for a
+    quadratic form of 1-norm 2, the row-space sums (``gamma_n``), the centres' initial
+    sums (``gamma_n R``) and the drift of the kept centres in either space (each
+    transfer adds at most ``4 u (n + 1) R`` to a cluster's sum, at most that divided by
+    its size >= 1 to its centre, moving a distance by at most ``4 R`` times it), and
+    the comparisons' own roundings (factors ``n / (n +- 1) <= 2``, as for the other
+    screens).
+
+    Attributes
+    ----------
+    y : (n, n) ndarray
+        The rows' coordinates.
+    prm : (2,) ndarray
+        The bound's base and its increase per transfer.
+    """
+
+    y: np.ndarray
+    prm: np.ndarray
+
+    @classmethod
+    def from_gram(cls, x: np.ndarray, gram: np.ndarray) -> RowScreen | None:
+        """The screen of the data ``x`` from the Gram matrix of its centred rows, or None
+        (more columns than rows needed; a factor that does not exist: duplicated rows,
+        or rank below ``n - 1``).
+
+        Examples
+        --------
+        >>> rng = np.random.default_rng(0)
+        >>> x = rng.standard_normal((5, 8))
+        >>> xs = x - x.mean(axis=0)
+        >>> rs = RowScreen.from_gram(x, xs @ xs.T)
+        >>> d = ((rs.y[:, None] - rs.y[None]) ** 2).sum(-1)
+        >>> bool(np.allclose(d, ((x[:, None] - x[None]) ** 2).sum(-1)))
+        True
+        """
+        n, p = x.shape
+        if p <= n or not n:
+            return None
+        diag = np.diagonal(gram)
+        a = float(diag.mean())
+        if not np.isfinite(a) or a <= 0.0:
+            return None
+        try:
+            y = np.linalg.cholesky(gram + a)
+        except np.linalg.LinAlgError:
+            return None
+        r2 = max(float(np.einsum("ij,ij->i", x, x).max()), float(diag.max()) + a)
+        unit = 64.0 * _U * r2
+        prm = np.array([unit * ((p + n + 10) + (n + 1) * n), unit * (n + 1)])
+        return cls(np.ascontiguousarray(y), prm)
+
+    def centres(self, labels: np.ndarray, k: int) -> np.ndarray:
+        """The images of the means of the clusters ``labels`` (0..k-1)."""
+        onehot = np.zeros((k, labels.size))
+        onehot[labels, np.arange(labels.size)] = 1.0
+        return (onehot @ self.y) / onehot.sum(axis=1)[:, None]
+
+    def args(self, centres: np.ndarray) -> tuple[np.ndarray, ...]:
+        """The kernel's ``rs`` for a run started from ``centres`` (row space)."""
+        return (self.y, np.array(centres, dtype=np.float64), self.prm, np.zeros(1, np.int64))
+
+
+_NO_ROWS = (np.empty((0, 0)), np.empty((0, 0)), np.zeros(2), np.zeros(1, np.int64))
+
+
 def _blocks(n: int, p: int, start: int = 0) -> list[tuple[int, int]]:
     """``(a, b)`` of the row blocks of rows ``start .. n - 1``."""
     step = _block_rows(p)
@@ -488,10 +579,14 @@ class HWRunner:
         self._xq: np.ndarray | None = None  # the screens' data, made on first use
         self._x32 = np.empty((0, 0), dtype=np.float32)
 
-    def run(self, centers: Any) -> tuple[np.ndarray, np.ndarray | None, int, int]:
+    def run(
+        self, centers: Any, rows: tuple[RowScreen, np.ndarray] | None = None
+    ) -> tuple[np.ndarray, np.ndarray | None, int, int]:
         """``(labels, centres, n_iter, ifault)`` of the run from ``centers``, without the
         final means and within sums of squares: the centres are those the algorithm
-        kept up to date (None for k == 1), to hand to :func:`_final`."""
+        kept up to date (None for k == 1), to hand to :func:`_final`. ``rows``: a
+        :class:`RowScreen` of the data and the starting centres' images (the means of
+        the rows ``centers`` are the means of), screening in place of the others."""
         x = self.x
         c = _as_centers(centers, *x.shape)
         k, n = c.shape[0], x.shape[0]
@@ -505,17 +600,21 @@ class HWRunner:
         from .._engine.jit import settle
         from .hartigan_wong_jit import as136
 
-        if self._xq is None:
-            self._xq = _screen_norms(x)
-            self._x32 = _single_copy(x, self._xq)
+        if rows is not None:
+            xq, x32, rs = np.empty(0), np.empty((0, 0), np.float32), rows[0].args(rows[1])
+        else:
+            if self._xq is None:
+                self._xq = _screen_norms(x)
+                self._x32 = _single_copy(x, self._xq)
+            xq, x32, rs = self._xq, self._x32, _NO_ROWS
         p = x.shape[1]
         tolf, tola = _tolerances(p)
         prm = np.array([tolf, tola, 0.0, 0.0])
-        xqmax = float(self._xq.max()) if self._xq.size else 0.0
+        xqmax = float(xq.max()) if xq.size else 0.0
         prm32 = np.array([tolf + _TOL_SCALE32 * (p + 10) * _U32, tola, (p + 10) * 2.0**-124, xqmax])
-        work = _as136_work(n, k, p, self._xq.size > 0, self._x32.size > 0)
+        work = _as136_work(n, k, p, xq.size > 0, x32.size > 0)
         labels, kept, nc, n_iter, ifault = as136(
-            x, self._x32, c, self.max_iter, _QTRAN_STEPS * n, self._xq, prm, prm32, work
+            x, x32, c, self.max_iter, _QTRAN_STEPS * n, xq, prm, prm32, work, rs
         )
         settle()  # once per process, after the kernels were loaded
         if ifault < 0:

@@ -33,10 +33,10 @@ import numpy as np
 
 from .._engine.jit import kernel
 
-__all__ = ["as136", "wss_estimate"]
+__all__ = ["as136", "screen_distance", "wss_estimate"]
 
 
-@kernel(internal=True)
+@kernel(internal=True, refcount=False)
 def _sqdist1(x, i, c, a):
     """Squared distance of row ``i`` of ``x`` to centre ``a``, summed left to right."""
     s = 0.0
@@ -46,7 +46,7 @@ def _sqdist1(x, i, c, a):
     return s
 
 
-@kernel(internal=True)
+@kernel(internal=True, refcount=False)
 def _sqdist2(x, i, c, a, b):
     """Squared distances of row ``i`` to centres ``a`` and ``b`` (as :func:`_sqdist1`)."""
     s = 0.0
@@ -60,7 +60,7 @@ def _sqdist2(x, i, c, a, b):
     return s, t
 
 
-@kernel(internal=True)
+@kernel(internal=True, refcount=False)
 def _sqdist_all(x, i, c, out):
     """Squared distances of row ``i`` to every centre into ``out`` (as :func:`_sqdist1`),
     three centres per pass over the features."""
@@ -88,7 +88,7 @@ def _sqdist_all(x, i, c, out):
         out[a] = _sqdist1(x, i, c, a)
 
 
-@kernel(reassoc=True)
+@kernel(reassoc=True, internal=True, refcount=False)
 def _dot(x, i, c, a):
     """``x_i . c_a``, summed in any order and in the data's precision (the screens'
     products)."""
@@ -98,7 +98,7 @@ def _dot(x, i, c, a):
     return s
 
 
-@kernel(reassoc=True, internal=True)
+@kernel(reassoc=True, internal=True, refcount=False)
 def _dot2(x, i, c, a, b):
     """``x_i . c_a`` and ``x_i . c_b`` in one pass over the row (as :func:`_dot`)."""
     s = x.dtype.type(0)
@@ -110,7 +110,7 @@ def _dot2(x, i, c, a, b):
     return s, t
 
 
-@kernel
+@kernel(internal=True, refcount=False)
 def _screen_tol(xqi, cq, prm):
     """The bound of a screened distance of a point with squared norm ``xqi``:
     ``tolf (xqi + max cq) + tola + tolu (1 + sqrt(max xq) + sqrt(max cq))`` with
@@ -121,7 +121,17 @@ def _screen_tol(xqi, cq, prm):
     return prm[0] * (xqi + cqmax) + prm[1] + prm[2] * (1.0 + np.sqrt(prm[3]) + np.sqrt(cqmax))
 
 
-@kernel(internal=True)
+@kernel
+def screen_distance(x, i, c, a, xq, cq, prm):
+    """The screened distance of row ``i`` to centre ``a`` and its bound, as the stages
+    compute them (from Python: the tests check the bound against exact sums).
+
+    ``(xq[i] + cq[a]) - 2 x_i.c_a`` and :func:`_screen_tol` of ``xq[i]``.
+    """
+    return (xq[i] + cq[a]) - 2.0 * _dot(x, i, c, a), _screen_tol(xq[i], cq, prm)
+
+
+@kernel(internal=True, refcount=False)
 def _screened(x, i, c, d, xq, cq, prm):
     """Screened distances of row ``i`` to every centre into ``d``; returns their bound."""
     xqi = xq[i]
@@ -135,7 +145,7 @@ def _screened(x, i, c, d, xq, cq, prm):
     return _screen_tol(xqi, cq, prm)
 
 
-@kernel(internal=True)
+@kernel(internal=True, refcount=False)
 def _two_screened(d, tol):
     """(decided, nearest, second nearest) from screened distances ``d`` (the lower index
     on ties); not decided when the two, or the second and the third, are within twice
@@ -157,7 +167,38 @@ def _two_screened(d, tol):
     return True, a, b
 
 
-@kernel(internal=True)
+@kernel(reassoc=True, internal=True, refcount=False)
+def _rsq(y, i, cy, a):
+    """``|y_i - cy_a|^2`` in the row space, summed in any order (the row screen's
+    distances: differences, no cancellation of norms)."""
+    s = 0.0
+    for j in range(y.shape[1]):
+        d = y[i, j] - cy[a, j]
+        s += d * d
+    return s
+
+
+@kernel(internal=True, refcount=False)
+def _rtol(rs):
+    """The row screen's bound after the transfers made so far: ``rs`` is (rows, their
+    centres, (base, per transfer), transfers)."""
+    return rs[2][0] + rs[2][1] * rs[3][0]
+
+
+@kernel(internal=True, refcount=False)
+def _row_two(rs, i, d, ic1, ic2):
+    """Point ``i``'s IC1/IC2 from row-space distances, when they decide (returns whether)."""
+    y, cy = rs[0], rs[1]
+    for L in range(cy.shape[0]):
+        d[L] = _rsq(y, i, cy, L)
+    sure, a, b = _two_screened(d, _rtol(rs))
+    if sure:
+        ic1[i] = a
+        ic2[i] = b
+    return sure
+
+
+@kernel(internal=True, refcount=False)
 def _screened_two(x, i, c, d, xq, cq, prm, ic1, ic2):
     """Point ``i``'s IC1/IC2 from screened distances, when they decide (returns whether)."""
     sure, a, b = _two_screened(d, _screened(x, i, c, d, xq, cq, prm))
@@ -167,14 +208,16 @@ def _screened_two(x, i, c, d, xq, cq, prm, ic1, ic2):
     return sure
 
 
-@kernel(internal=True)
-def _two_nearest(x, x32, c, c32, ic1, ic2, d, xq, cq, prm, prm32):
+@kernel(internal=True, refcount=False)
+def _two_nearest(x, x32, c, c32, ic1, ic2, d, xq, cq, prm, prm32, rs):
     """IC1/IC2: nearest and second nearest centre of every point (AS 136's start: ties
     to the lower index); screened in single precision when ``x32`` is given, else or
     then in double precision when ``xq`` is given (``cq``: the centres' squared norms),
     on sequential sums where no screen decides."""
     k = c.shape[0]
     for i in range(x.shape[0]):
+        if rs[0].shape[0] and _row_two(rs, i, d, ic1, ic2):
+            continue
         if x32.shape[0] and _screened_two(x32, i, c32, d, xq, cq, prm32, ic1, ic2):
             continue
         if xq.shape[0] and _screened_two(x, i, c, d, xq, cq, prm, ic1, ic2):
@@ -198,10 +241,12 @@ def _two_nearest(x, x32, c, c32, ic1, ic2, d, xq, cq, prm, prm32):
         ic2[i] = b
 
 
-@kernel(internal=True)
-def _transfer(x, i, l1, l2, c, c32, nc, an1, an2, ic1, ic2, cq):
+@kernel(internal=True, refcount=False)
+def _transfer(x, i, l1, l2, c, c32, nc, an1, an2, ic1, ic2, cq, rs):
     """Move point ``i`` from ``l1`` to ``l2``: the two centres (and their squared norms
-    ``cq`` and single-precision copies ``c32`` when screening), counts and factors."""
+    ``cq`` and single-precision copies ``c32`` when screening; the row-space centres,
+    kept the same way, and the count of transfers of ``rs`` when screening on rows),
+    counts and factors."""
     n1 = nc[l1] - 1
     n2 = nc[l2] + 1
     al1 = float(n1 + 1)
@@ -219,6 +264,13 @@ def _transfer(x, i, l1, l2, c, c32, nc, an1, an2, ic1, ic2, cq):
         for j in range(x.shape[1]):
             c32[l1, j] = c[l1, j]
             c32[l2, j] = c[l2, j]
+    y, cy = rs[0], rs[1]
+    if y.shape[0]:
+        for j in range(y.shape[1]):
+            v = y[i, j]
+            cy[l1, j] = (cy[l1, j] * al1 - v) / alw
+            cy[l2, j] = (cy[l2, j] * al2 + v) / alt
+        rs[3][0] += 1
     nc[l1] = n1
     nc[l2] = n2
     an2[l1] = alw / al1
@@ -229,18 +281,25 @@ def _transfer(x, i, l1, l2, c, c32, nc, an1, an2, ic1, ic2, cq):
     ic2[i] = l1
 
 
-@kernel(internal=True)
+@kernel(internal=True, refcount=False)
+def _candidate(L, l1, ll, step, live):
+    """Whether cluster ``L`` is a candidate ``L2`` of the optimal-transfer test besides
+    ``IC2``: every other cluster when ``L1`` is live, else the live ones."""
+    if L == l1 or L == ll:
+        return False
+    return step < live[l1] or step < live[L]
+
+
+@kernel(internal=True, refcount=False)
 def _optra_exact(x, i, c, l1, ll, an1, an2, live, step, d):
     """Point ``i``'s optimal-transfer test on sequential sums, as the Fortran makes it:
     (transfer, ``L2``)."""
     _sqdist_all(x, i, c, d)
-    l1_live = step < live[l1]
     d_i = d[l1] * an1[l1]
     r2 = d[ll] * an2[ll]
     l2 = ll
     for L in range(c.shape[0]):
-        # L1 live: every cluster is a candidate; else the live ones only
-        if L == l1 or L == ll or (not l1_live and step >= live[L]):
+        if not _candidate(L, l1, ll, step, live):
             continue
         rr = r2 / an2[L]
         if d[L] < rr:
@@ -249,21 +308,18 @@ def _optra_exact(x, i, c, l1, ll, an1, an2, live, step, d):
     return r2 < d_i, l2
 
 
-@kernel(internal=True)
-def _optra_screened(x, i, c, l1, ll, an1, an2, live, step, xq, cq, prm):
-    """The same test on screened distances (of ``L1``, ``IC2`` and the candidates only):
-    (decided, transfer, ``L2``); not decided when a comparison is within its bound."""
-    xqi = xq[i]
-    g1, g2 = _dot2(x, i, c, l1, ll)
-    tol = _screen_tol(xqi, cq, prm)
-    l1_live = step < live[l1]
-    d_i = ((xqi + cq[l1]) - 2.0 * g1) * an1[l1]
-    r2 = ((xqi + cq[ll]) - 2.0 * g2) * an2[ll]
+@kernel(internal=True, refcount=False)
+def _optra_decide(d, l1, ll, an1, an2, live, step, tol):
+    """The optimal-transfer test on screened distances ``d`` (of ``L1``, ``IC2`` and the
+    candidates), each within ``tol`` of its sequential sum: (decided, transfer, ``L2``);
+    not decided when a comparison is within its bound."""
+    d_i = d[l1] * an1[l1]
+    r2 = d[ll] * an2[ll]
     l2 = ll
-    for L in range(c.shape[0]):
-        if L == l1 or L == ll or (not l1_live and step >= live[L]):
+    for L in range(d.shape[0]):
+        if not _candidate(L, l1, ll, step, live):
             continue
-        v = ((xqi + cq[L]) - 2.0 * _dot(x, i, c, L)) * an2[L]
+        v = d[L] * an2[L]
         if abs(v - r2) <= 2.0 * tol:
             return False, False, ll
         if v < r2:
@@ -274,23 +330,53 @@ def _optra_screened(x, i, c, l1, ll, an1, an2, live, step, xq, cq, prm):
     return True, r2 < d_i, l2
 
 
-@kernel(internal=True)
-def _optra_test(x, x32, i, c, c32, l1, ll, an1, an2, live, step, d, xq, cq, prm, prm32):
+@kernel(internal=True, refcount=False)
+def _optra_screened(x, i, c, l1, ll, an1, an2, live, step, d, xq, cq, prm):
+    """The same test on screened distances (:func:`_optra_decide`)."""
+    xqi = xq[i]
+    g1, g2 = _dot2(x, i, c, l1, ll)
+    d[l1] = (xqi + cq[l1]) - 2.0 * g1
+    d[ll] = (xqi + cq[ll]) - 2.0 * g2
+    for L in range(c.shape[0]):
+        if _candidate(L, l1, ll, step, live):
+            d[L] = (xqi + cq[L]) - 2.0 * _dot(x, i, c, L)
+    return _optra_decide(d, l1, ll, an1, an2, live, step, _screen_tol(xqi, cq, prm))
+
+
+@kernel(internal=True, refcount=False)
+def _optra_rows(rs, i, l1, ll, an1, an2, live, step, d):
+    """The optimal-transfer test on row-space distances (:func:`_optra_decide`)."""
+    y, cy = rs[0], rs[1]
+    for L in range(cy.shape[0]):
+        if L == l1 or L == ll or _candidate(L, l1, ll, step, live):
+            d[L] = _rsq(y, i, cy, L)
+    return _optra_decide(d, l1, ll, an1, an2, live, step, _rtol(rs))
+
+
+@kernel(internal=True, refcount=False)
+def _optra_test(x, x32, i, c, c32, l1, ll, an1, an2, live, step, d, xq, cq, prm, prm32, rs):
     """Point ``i``'s optimal-transfer test: screened in single, then double precision
-    (when given), on sequential sums where neither decides: (transfer, ``L2``)."""
+    (when given), on sequential sums where neither decides: (transfer, ``L2``). The row
+    screen ``rs``, when given, comes first."""
+    if rs[0].shape[0]:
+        sure, move, l2 = _optra_rows(rs, i, l1, ll, an1, an2, live, step, d)
+        if sure:
+            return move, l2
     if x32.shape[0]:
-        sure, move, l2 = _optra_screened(x32, i, c32, l1, ll, an1, an2, live, step, xq, cq, prm32)
+        sure, move, l2 = _optra_screened(
+            x32, i, c32, l1, ll, an1, an2, live, step, d, xq, cq, prm32
+        )
         if sure:
             return move, l2
     if xq.shape[0]:
-        sure, move, l2 = _optra_screened(x, i, c, l1, ll, an1, an2, live, step, xq, cq, prm)
+        sure, move, l2 = _optra_screened(x, i, c, l1, ll, an1, an2, live, step, d, xq, cq, prm)
         if sure:
             return move, l2
     return _optra_exact(x, i, c, l1, ll, an1, an2, live, step, d)
 
 
-@kernel(internal=True)
-def _optra(x, x32, c, c32, st, itran, ncp, live, indx, d, xq, cq, prm, prm32):
+@kernel(internal=True, refcount=False)
+def _optra(x, x32, c, c32, st, itran, ncp, live, indx, d, xq, cq, prm, prm32, rs):
     """The optimal-transfer stage; returns R's ``INDX`` (the stage stops when it is n).
     ``st``: (nc, an1, an2, ic1, ic2)."""
     nc, an1, an2, ic1, ic2 = st
@@ -306,7 +392,7 @@ def _optra(x, x32, c, c32, st, itran, ncp, live, indx, d, xq, cq, prm, prm32):
             step = i + 1
             ll = ic2[i]
             move, l2 = _optra_test(
-                x, x32, i, c, c32, l1, ll, an1, an2, live, step, d, xq, cq, prm, prm32
+                x, x32, i, c, c32, l1, ll, an1, an2, live, step, d, xq, cq, prm, prm32, rs
             )
             if move:
                 indx = 0
@@ -314,7 +400,7 @@ def _optra(x, x32, c, c32, st, itran, ncp, live, indx, d, xq, cq, prm, prm32):
                 live[l2] = n + step
                 ncp[l1] = step
                 ncp[l2] = step
-                _transfer(x, i, l1, l2, c, c32, nc, an1, an2, ic1, ic2, cq)
+                _transfer(x, i, l1, l2, c, c32, nc, an1, an2, ic1, ic2, cq, rs)
             else:
                 ic2[i] = l2
         if indx == n:
@@ -325,7 +411,7 @@ def _optra(x, x32, c, c32, st, itran, ncp, live, indx, d, xq, cq, prm, prm32):
     return indx
 
 
-@kernel(internal=True)
+@kernel(internal=True, refcount=False)
 def _qtran_screened(x, i, c, l1, l2, an1, an2, xq, cq, prm):
     """Point ``i``'s quick-transfer test ``d(i, L2) < D(I) / AN2(L2)`` on screened
     distances: (decided, transfer)."""
@@ -339,10 +425,16 @@ def _qtran_screened(x, i, c, l1, l2, an1, an2, xq, cq, prm):
     return False, False
 
 
-@kernel(internal=True)
-def _qtran_test(x, x32, i, c, c32, l1, l2, an1, an2, xq, cq, prm, prm32):
-    """The quick-transfer test: screened in single, then double precision (when given),
-    on sequential sums where neither decides."""
+@kernel(internal=True, refcount=False)
+def _qtran_test(x, x32, i, c, c32, l1, l2, an1, an2, xq, cq, prm, prm32, rs):
+    """The quick-transfer test: screened on rows, then in single, then double precision
+    (when given), on sequential sums where none decides."""
+    if rs[0].shape[0]:
+        y, cy = rs[0], rs[1]
+        dd = _rsq(y, i, cy, l2)
+        r2 = _rsq(y, i, cy, l1) * an1[l1] / an2[l2]
+        if abs(dd - r2) > 5.0 * _rtol(rs):
+            return dd < r2
     if x32.shape[0]:
         sure, move = _qtran_screened(x32, i, c32, l1, l2, an1, an2, xq, cq, prm32)
         if sure:
@@ -356,8 +448,8 @@ def _qtran_test(x, x32, i, c, c32, l1, l2, an1, an2, xq, cq, prm, prm32):
     return dd < r2
 
 
-@kernel(internal=True)
-def _qtran(x, x32, c, c32, st, itran, ncp, imaxqtr, xq, cq, prm, prm32):
+@kernel(internal=True, refcount=False)
+def _qtran(x, x32, c, c32, st, itran, ncp, imaxqtr, xq, cq, prm, prm32, rs):
     """The quick-transfer stage: (finished within R's step cap, some point moved)."""
     nc, an1, an2, ic1, ic2 = st
     n = x.shape[0]
@@ -374,19 +466,19 @@ def _qtran(x, x32, c, c32, st, itran, ncp, imaxqtr, xq, cq, prm, prm32):
             l2 = ic2[i]
             # tested while one of its two clusters changed within the last n steps
             if nc[l1] != 1 and (istep < ncp[l1] or istep < ncp[l2]):
-                if _qtran_test(x, x32, i, c, c32, l1, l2, an1, an2, xq, cq, prm, prm32):
+                if _qtran_test(x, x32, i, c, c32, l1, l2, an1, an2, xq, cq, prm, prm32, rs):
                     icoun = 0
                     moved = True
                     itran[l1] = True
                     itran[l2] = True
                     ncp[l1] = istep + n
                     ncp[l2] = istep + n
-                    _transfer(x, i, l1, l2, c, c32, nc, an1, an2, ic1, ic2, cq)
+                    _transfer(x, i, l1, l2, c, c32, nc, an1, an2, ic1, ic2, cq, rs)
             if icoun == n:
                 return True, moved
 
 
-@kernel(internal=True)
+@kernel(internal=True, refcount=False)
 def _copy_rows(c, c32):
     """The first rows of ``c`` into ``c32`` (as many as it has), rounded to its type."""
     for L in range(c32.shape[0]):
@@ -394,22 +486,43 @@ def _copy_rows(c, c32):
             c32[L, j] = c[L, j]
 
 
+@kernel(internal=True, refcount=False)
+def _row_means(rs, ic1, nc):
+    """The row-space centres as the means of the start's assignment (sums in data order,
+    as the data-space centres)."""
+    y, cy = rs[0], rs[1]
+    if not y.shape[0]:
+        return
+    cy[:, :] = 0.0
+    for i in range(y.shape[0]):
+        L = ic1[i]
+        for j in range(y.shape[1]):
+            cy[L, j] += y[i, j]
+    for L in range(cy.shape[0]):
+        aa = float(nc[L])
+        for j in range(y.shape[1]):
+            cy[L, j] /= aa
+
+
 @kernel
-def as136(x, x32, c0, max_iter, imaxqtr, xq, prm, prm32, work):
+def as136(x, x32, c0, max_iter, imaxqtr, xq, prm, prm32, work, rs):
     """AS 136 from the centres ``c0`` (k >= 2, k < n): (labels, the incrementally kept
     centres, counts, R's ``iter``, ``ifault``); ``ifault`` -1 is an empty cluster after
     the start (the counts say which). Screens: ``xq`` (the squared row norms, or empty:
     none) with the bound's parameters ``prm`` (see :func:`_screen_tol`), and ``x32``
     (the data in single precision, or empty: none) with ``prm32``. ``work``: the
     arrays, made by the caller (each numpy constructor used here would be compiled
-    apart), as :func:`~.hartigan_wong._as136_work` makes them."""
+    apart), as :func:`~.hartigan_wong._as136_work` makes them. ``rs``: the row screen
+    (rows ``y`` with ``y y' = x x'`` up to a constant, the start centres' images ``cy``
+    (overwritten), the bound's ``(base, per transfer)`` and a transfer count), or empty
+    arrays: none (see :class:`~.hartigan_wong.RowScreen`)."""
     n, p = x.shape
     k = c0.shape[0]
     ic1, ic2, d, cq, c32, nc, c, an1, an2, itran, ncp, live = work
     for L in range(cq.shape[0]):
         cq[L] = _dot(c0, L, c0, L)
     _copy_rows(c0, c32)
-    _two_nearest(x, x32, c0, c32, ic1, ic2, d, xq, cq, prm, prm32)
+    _two_nearest(x, x32, c0, c32, ic1, ic2, d, xq, cq, prm, prm32, rs)
     for i in range(n):
         nc[ic1[i]] += 1
     for L in range(k):
@@ -428,13 +541,14 @@ def as136(x, x32, c0, max_iter, imaxqtr, xq, prm, prm32, work):
     for L in range(cq.shape[0]):
         cq[L] = _dot(c, L, c, L)
     _copy_rows(c, c32)
+    _row_means(rs, ic1, nc)
     st = (nc, an1, an2, ic1, ic2)
     indx = np.int64(0)
     for it in range(1, max_iter + 1):
-        indx = _optra(x, x32, c, c32, st, itran, ncp, live, indx, d, xq, cq, prm, prm32)
+        indx = _optra(x, x32, c, c32, st, itran, ncp, live, indx, d, xq, cq, prm, prm32, rs)
         if indx == n:  # n optimal-transfer steps without a transfer
             return ic1, c, nc, it, 0
-        done, moved = _qtran(x, x32, c, c32, st, itran, ncp, imaxqtr, xq, cq, prm, prm32)
+        done, moved = _qtran(x, x32, c, c32, st, itran, ncp, imaxqtr, xq, cq, prm, prm32, rs)
         if moved:
             indx = 0
         if not done:

@@ -30,6 +30,7 @@ from .hartigan_wong import (
     _U,
     HWResult,
     HWRunner,
+    RowScreen,
     _as_centers,
     _as_data,
     _check_max_iter,
@@ -695,8 +696,20 @@ def _gram_lloyd(xs: np.ndarray, starts: np.ndarray, max_iter: int) -> tuple[Any,
         xc[active] = (q / size).reshape(A, k, n)
         cn[active] = (np.einsum("jl,jl->j", onehot, q)[:, None] / size**2).reshape(A, k)
     wss = xq.sum() - np.einsum("sk,sk->s", counts, cn)
-    cents = (_stacked_onehot(lab_all, k) @ xs).reshape(S, k, -1) / counts[:, :, None]
-    return [{"lab": lab_all}], cents, wss, converged, n_iter
+    return [{"lab": lab_all}], _GramCentres(xs, lab_all, counts, G), wss, converged, n_iter
+
+
+class _GramCentres:
+    """The centres of the Gram-space Lloyd phase, start by start (``[s]``: the ``(k,
+    p)`` means of its clusters, as one product), made only for the starts refined; and
+    the Gram matrix (``gram``), for the refinements' row screen."""
+
+    def __init__(self, xs: np.ndarray, labels: np.ndarray, counts: np.ndarray, gram: np.ndarray):
+        self.xs, self.labels, self.counts, self.gram = xs, labels, counts, gram
+
+    def __getitem__(self, s: int) -> np.ndarray:
+        k = self.counts.shape[1]
+        return (_stacked_onehot(self.labels[s][None], k) @ self.xs) / self.counts[s][:, None]
 
 
 def _first_argmin(dist: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -871,7 +884,7 @@ def multi_start_blocks(
     if algorithm == "hartigan-wong":
         states, labs = ex.map(_k_ms_labels, states)
         labs = np.concatenate(labs, axis=1).astype(np.int64)
-        best, info["n_refined"] = _refine(x, labs, order, cents + mu, max_iter)
+        best, info["n_refined"] = _refine(x, labs, order, cents, mu, max_iter)
     if best is None:  # "lloyd", or no refinement possible
         s = int(order[0])
         lab, _ = ex.map(_k_ms_pick, states, s)
@@ -892,23 +905,29 @@ def multi_start_blocks(
 
 
 def _refine(
-    x: np.ndarray, labs: np.ndarray, order: np.ndarray, cents: np.ndarray, max_iter: int
+    x: np.ndarray, labs: np.ndarray, order: np.ndarray, cents: Any, mu: np.ndarray, max_iter: int
 ) -> tuple[tuple[float, int, Any, np.ndarray, int, int] | None, int]:
     """Hartigan-Wong from the centres of the best ``_N_REFINE`` distinct Lloyd partitions
-    (``labs``, ranked by ``order``): ``((total WSS, start, [labels], centres, n_iter,
-    ifault) of the best run or None, partitions tried)``."""
+    (``labs``, ranked by ``order``; ``cents[s] + mu`` the centres of start ``s``):
+    ``((total WSS, start, [labels], centres, n_iter, ifault) of the best run or None,
+    partitions tried)``. After the Gram-space phase the runs screen their distances in
+    the rows' space (:class:`~.hartigan_wong.RowScreen`; the same decisions)."""
     from .hartigan_wong_jit import wss_estimate
 
     seen: list[bytes] = []
     runs = []
     refine = HWRunner(x, max_iter=max_iter)  # one set-up of x for the refinements
+    gram = getattr(cents, "gram", None)
+    screen = None if gram is None else RowScreen.from_gram(x, gram)
     for s in order.tolist():
         key = _canonical(labs[s]).tobytes()
         if key in seen:
             continue
         seen.append(key)
+        c0 = cents[s] + mu
+        rows = None if screen is None else (screen, screen.centres(labs[s], c0.shape[0]))
         try:
-            labels, kept, n_iter, ifault = refine.run(cents[s])
+            labels, kept, n_iter, ifault = refine.run(c0, rows)
         except ValueError:  # coincident Lloyd centres or an emptied cluster: skip
             continue
         k = kept.shape[0]

@@ -495,7 +495,7 @@ def test_product_distances_are_within_their_error_bounds(scale, offset):
         _single_copy,
         _tolerances,
     )
-    from sparseclust._sparse.hartigan_wong_jit import _dot, _screen_tol
+    from sparseclust._sparse.hartigan_wong_jit import screen_distance
 
     rng = np.random.default_rng(8)
     x = (rng.standard_normal((40, 80)) + offset) * scale
@@ -534,14 +534,15 @@ def test_product_distances_are_within_their_error_bounds(scale, offset):
         for d, tol in (scr.dist(rows), scr.dist(slice(0, 40, 3))):
             assert (np.abs(d - ex) <= tol[:, None]).all()
         if xq.size:
-            cq = np.array([_dot(cen, j, cen, j) for j in range(3)])
+            cq = np.array([float(cen[j] @ cen[j]) for j in range(3)])
             screens = [(x, cen, prm)]
             if x32.size:
                 screens.append((x32, cen.astype(np.float32), prm32))
             for xs, cs, pr in screens:
                 for r, i in enumerate(rows.tolist()):
-                    d = np.array([(xq[i] + cq[j]) - 2.0 * _dot(xs, i, cs, j) for j in range(3)])
-                    assert (np.abs(d - ex[r]) <= _screen_tol(xq[i], cq, pr)).all()
+                    got = [screen_distance(xs, i, cs, j, xq, cq, pr) for j in range(3)]
+                    d, tol = np.array([g[0] for g in got]), got[0][1]
+                    assert (np.abs(d - ex[r]) <= tol).all()
 
 
 def test_cluster_sums_are_sequential_in_data_order():
@@ -639,7 +640,7 @@ def test_gram_lloyd_reseeds_emptied_clusters_as_the_data_space_phase(monkeypatch
     assert calls  # a cluster emptied
     want = lloyd_mod._batched_lloyd(lloyd_mod.one_block(x), None, mu, xs[starts], 10)
     np.testing.assert_array_equal(got[0][0]["lab"], want[0][0]["lab"])
-    np.testing.assert_allclose(got[1], want[1], atol=1e-12)
+    np.testing.assert_allclose(np.stack([got[1][s] for s in range(4)]), want[1], atol=1e-12)
     np.testing.assert_allclose(got[2], want[2], rtol=1e-12)
     np.testing.assert_array_equal(got[3], want[3])
     np.testing.assert_array_equal(got[4], want[4])
@@ -680,3 +681,124 @@ def test_multi_start_edge_cases():
         kmeans_multi_start(x, 2, n_init=2, rng=0, algorithm="elkan")
     with pytest.raises(ValueError, match="init"):
         kmeans_multi_start(x, 2, n_init=2, rng=0, init="forgy")
+
+
+# ------------------------------------------------------------------ row-space screen
+def _row_case(seed):
+    g = np.random.default_rng(seed)
+    n = int(g.integers(12, 90))
+    p, k = int(g.integers(n + 1, 3 * n + 40)), int(g.integers(2, 7))
+    groups = g.integers(0, k, n)
+    x = g.standard_normal((n, p)) + groups[:, None] * g.uniform(0, 1.5) * (np.arange(p) < 15)
+    if seed % 4 == 0:
+        x = np.round(x, 1)  # many exact ties between distances
+    if seed % 5 == 0:
+        x = x + 4.0  # away from the origin
+    lab0 = g.integers(0, k, n)
+    lab0[:k] = np.arange(k)
+    return x, k, lab0
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_row_screen_makes_the_sequential_decisions(seed):
+    """Hartigan-Wong screened in the rows' space returns the same labels, the same kept
+    centres (bit for bit: the same transfers in the same order), iterations and ifault
+    as without it."""
+    from sparseclust._sparse.hartigan_wong import HWRunner, RowScreen
+
+    x, k, lab0 = _row_case(seed)
+    xs = x - x.mean(axis=0)
+    rs = RowScreen.from_gram(x, xs @ xs.T)
+    assert rs is not None
+    c0 = np.stack([x[lab0 == j].mean(axis=0) for j in range(k)])
+    run = HWRunner(x)
+    try:
+        want = run.run(c0)
+    except ValueError:  # an emptied cluster: the same error with the screen
+        with pytest.raises(ValueError):
+            run.run(c0, (rs, rs.centres(lab0, k)))
+        return
+    got = run.run(c0, (rs, rs.centres(lab0, k)))
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1])
+    assert got[2:] == want[2:]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_row_screen_distances_within_their_bound(seed):
+    """|y_i - mean of y over a cluster|^2 is within the screen's base bound of the exact
+    squared distance of x_i to the exact mean of the same rows (rational arithmetic)."""
+    from fractions import Fraction
+
+    from sparseclust._sparse.hartigan_wong import RowScreen
+
+    x, k, lab0 = _row_case(seed)
+    x = x[:14, : x.shape[1]]
+    lab0 = np.arange(14) % 3
+    xs = x - x.mean(axis=0)
+    rs = RowScreen.from_gram(x, xs @ xs.T)
+    cy = rs.centres(lab0, 3)
+    fx = [[Fraction(v) for v in row] for row in x]
+    for j in range(3):
+        members = [fx[i] for i in np.flatnonzero(lab0 == j)]
+        mean = [sum(col) / len(members) for col in zip(*members, strict=True)]
+        for i in range(14):
+            exact = float(sum((a - b) ** 2 for a, b in zip(fx[i], mean, strict=True)))
+            got = float(((rs.y[i] - cy[j]) ** 2).sum())
+            assert abs(got - exact) <= rs.prm[0]
+            assert abs(got - exact) <= 1e-9 * (1 + exact)  # and the screen is sharp
+
+
+def test_row_screen_needs_more_columns_than_rows_and_full_rank():
+    from sparseclust._sparse.hartigan_wong import RowScreen
+
+    g = np.random.default_rng(3)
+    x = g.standard_normal((20, 10))
+    xs = x - x.mean(axis=0)
+    assert RowScreen.from_gram(x, xs @ xs.T) is None  # p <= n: nothing to gain
+    assert RowScreen.from_gram(x[:0], np.zeros((0, 0))) is None
+    # duplicated rows: G + a 11' is singular; when the factor exists in floating point
+    # (a tiny pivot) its backward error bound still holds, and the decisions are the same
+    from sparseclust._sparse.hartigan_wong import HWRunner
+
+    x = g.standard_normal((20, 50))
+    x[5] = x[6]
+    x[11] = x[6]
+    xs = x - x.mean(axis=0)
+    rs = RowScreen.from_gram(x, xs @ xs.T)
+    lab0 = np.arange(20) % 3
+    c0 = np.stack([x[lab0 == j].mean(axis=0) for j in range(3)])
+    want = HWRunner(x).run(c0)
+    if rs is not None:
+        got = HWRunner(x).run(c0, (rs, rs.centres(lab0, 3)))
+        np.testing.assert_array_equal(got[0], want[0])
+        np.testing.assert_array_equal(got[1], want[1])
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_multi_start_refinements_same_with_and_without_the_row_screen(monkeypatch, seed):
+    """The multi-start's Hartigan-Wong refinements after the Gram-space Lloyd phase use
+    the row screen; without it (``from_gram`` returning None) every output is the same."""
+    from sparseclust._sparse.hartigan_wong import RowScreen
+
+    g = np.random.default_rng(100 + seed)
+    n = int(g.integers(30, 120))
+    x = mixture(g, n, int(g.integers(2 * n, 4 * n)), int(g.integers(2, 5)), 0.3)
+    used = []
+    real = RowScreen.from_gram.__func__
+
+    def spy(cls, *a):
+        out = real(cls, *a)
+        used.append(out is not None)
+        return out
+
+    monkeypatch.setattr(RowScreen, "from_gram", classmethod(spy))
+    lab, cen, tot, info = kmeans_multi_start(x, 3, n_init=10, rng=seed, algorithm="hartigan-wong")
+    assert used == [True]
+    monkeypatch.setattr(RowScreen, "from_gram", classmethod(lambda cls, *a: None))
+    lab2, cen2, tot2, info2 = kmeans_multi_start(
+        x, 3, n_init=10, rng=seed, algorithm="hartigan-wong"
+    )
+    np.testing.assert_array_equal(lab, lab2)
+    np.testing.assert_array_equal(cen, cen2)
+    assert tot == tot2 and info["n_iter"] == info2["n_iter"]
