@@ -7,8 +7,11 @@ numpy read the same doubles). For each size and call, sparcl (an ``Rscript`` chi
 process) and sparseclust (a Python child process) run one after the other, ``--repeats``
 times; each times its call inside the process (after reading the file and loading the
 package; k-means and hierarchical calls after one untimed call on the first 60 rows,
-on both sides, so that neither pays first-call costs), and its peak resident memory is the child's maximum RSS (``os.wait4``: the
-interpreter and the data included). The tables give medians and ratios (sparcl time /
+on both sides, so that neither pays first-call costs; k-means and hierarchical calls up
+to 10^6 cells are timed ``INNER`` = 3 times in the child, successive calls with the
+next seed, and the child reports their median: a single call of a few milliseconds
+varies by a third from process to process), and its peak resident memory is the
+child's maximum RSS (``os.wait4``: the interpreter and the data included). The tables give medians and ratios (sparcl time /
 sparseclust time) from this one run, and the load average around it.
 
 Calls (sparcl -> sparseclust):
@@ -67,6 +70,8 @@ import numpy as np
 RECORD = Path(__file__).with_name("sparcl_side_by_side.json")
 SIZES = [(200, 1000), (1000, 1000), (2000, 5000)]
 TASKS = ["kmeans", "permute", "hclust"]
+#: timed calls per child process (their median) where one call takes under a second
+INNER = 3
 
 R_CODE = {
     "kmeans": "out <- KMeansSparseCluster(x, K=3, wbounds=5, silent=TRUE)",
@@ -78,8 +83,12 @@ suppressPackageStartupMessages(library(sparcl))
 x <- as.matrix(read.csv('{path}', header=FALSE)); dimnames(x) <- NULL
 set.seed({seed})
 if ({warm}) {{ x0 <- x; x <- x0[1:60, ]; invisible(capture.output({{ {code} }})); x <- x0 }}
-invisible(capture.output(t <- system.time({{ {code} }})))
-cat(sprintf('TIME %.6f %.6f\\n', t[['elapsed']], t[['user.self']] + t[['sys.self']]))
+ts <- c(); cs <- c()
+for (i in 1:{inner}) {{
+  invisible(capture.output(t <- system.time({{ {code} }})))
+  ts <- c(ts, t[['elapsed']]); cs <- c(cs, t[['user.self']] + t[['sys.self']])
+}}
+cat(sprintf('TIME %.6f %.6f\\n', median(ts), median(cs)))
 """
 
 PY_CODE = {
@@ -95,13 +104,18 @@ from sparseclust import kmeans_sparse_permute, sparse_hclust, sparse_kmeans
 from sparseclust.exceptions import ConvergenceWarning
 warnings.simplefilter("ignore", ConvergenceWarning)
 x = np.loadtxt('{path}', delimiter=',')
+_i = 0
 if {warm}:
     x0, x = x, x[:60]
     {code}
     x = x0
-t, c = time.perf_counter(), time.process_time()
-{code}
-print(f"TIME {{time.perf_counter() - t:.6f}} {{time.process_time() - c:.6f}}")
+ts, cs = [], []
+for _i in range({inner}):
+    t, c = time.perf_counter(), time.process_time()
+    {code}
+    ts.append(time.perf_counter() - t)
+    cs.append(time.process_time() - c)
+print(f"TIME {{np.median(ts):.6f}} {{np.median(cs):.6f}}")
 """
 
 
@@ -178,20 +192,26 @@ def side_by_side(sizes, repeats: int, timeout: float, tmp: Path, tasks=TASKS) ->
             reps = repeats if n * p < 10**6 or (task == "kmeans" and n * p <= 10**6) else 1
             reps = 1 if task == "permute" else reps
             warm = task != "permute"  # one untimed call on the first 60 rows, both sides
+            # calls under a second: each child times INNER calls (median), both sides
+            inner = INNER if task != "permute" and n * p <= 10**6 else 1
             skip = sparcl_skip(task, n, p)
             res = {"sparcl": [], **{k: [] for k in ours}}
             note = skip
             for r in range(reps):
                 if not skip:
                     code = R_TEMPLATE.format(
-                        path=path, seed=r + 1, code=R_CODE[task], warm="TRUE" if warm else "FALSE"
+                        path=path,
+                        seed=r + 1,
+                        code=R_CODE[task],
+                        warm="TRUE" if warm else "FALSE",
+                        inner=inner,
                     )
                     t, mem, why, cpu = run_child(["Rscript", "-e", code], timeout)
                     res["sparcl"].append((t, mem, cpu))
                     note = why or note
                 for k in ours:
-                    code = PY_CODE[k].format(seed=r, n_jobs=2)
-                    py = PY_TEMPLATE.format(path=path, code=code, warm=warm)
+                    code = PY_CODE[k].format(seed=f"{10 * r} + _i", n_jobs=2)
+                    py = PY_TEMPLATE.format(path=path, code=code, warm=warm, inner=inner)
                     t, mem, _, cpu = run_child([sys.executable, "-c", py], 4 * timeout)
                     res[k].append((t, mem, cpu))
             rows.append(_summarise(n, p, task, res, note))
@@ -254,8 +274,8 @@ def n_jobs_table(sizes, repeats: int, tmp: Path) -> list[dict]:
         times = {1: [], 2: []}
         for r in range(repeats):
             for jobs in (1, 2):
-                code = PY_CODE["permute"].format(seed=r, n_jobs=jobs)
-                py = PY_TEMPLATE.format(path=path, code=code, warm=False)
+                code = PY_CODE["permute"].format(seed=f"{10 * r} + _i", n_jobs=jobs)
+                py = PY_TEMPLATE.format(path=path, code=code, warm=False, inner=1)
                 t = run_child([sys.executable, "-c", py], 3600)[0]
                 times[jobs].append(t)
         row = {"size": f"{n} x {p}", "serial_s": times[1], "n_jobs2_s": times[2]}

@@ -35,6 +35,7 @@ Details:
 
 from __future__ import annotations
 
+import functools
 import numbers
 from dataclasses import dataclass
 from typing import Any
@@ -70,13 +71,22 @@ def numeric_infos(names: list[str], dtypes: list[str]) -> tuple[ColumnInfo, ...]
     """``ColumnInfo(name, dtype, "numeric", "detected")`` for each name: the front's wide
     case (every column a plain number). Each is a copy of one template per dtype with
     its name set: the frozen dataclass's ``__init__`` costs about a microsecond a
-    column, and a wide array has thousands.
+    column, and a wide array has thousands. The tuple of the last few (names, dtypes)
+    is kept (its records are frozen): a wide table read again, or arrays of the same
+    width, make none.
 
     Examples
     --------
     >>> numeric_infos(["a"], ["float64"])[0] == ColumnInfo("a", "float64", "numeric", "detected")
     True
+    >>> numeric_infos(["a"], ["float64"]) is numeric_infos(["a"], ["float64"])
+    True
     """
+    return _numeric_infos(tuple(names), tuple(dtypes))
+
+
+@functools.lru_cache(maxsize=16)
+def _numeric_infos(names: tuple[str, ...], dtypes: tuple[str, ...]) -> tuple[ColumnInfo, ...]:
     templates: dict[str, dict[str, Any]] = {}
     out = []
     for name, dt in zip(names, dtypes, strict=True):
@@ -87,6 +97,39 @@ def numeric_infos(names: list[str], dtypes: list[str]) -> tuple[ColumnInfo, ...]
         vars(info).update(tmpl, name=name)
         out.append(info)
     return tuple(out)
+
+
+#: (all, numeric, categorical) names of the last few tuples of records, by identity
+#: (each entry keeps its tuple alive, so an id is not reused while it is here)
+_BY_KIND: dict[int, tuple[tuple[ColumnInfo, ...], tuple[tuple[str, ...], ...]]] = {}
+
+
+def names_by_kind(
+    infos: tuple[ColumnInfo, ...],
+) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """(all, numeric, categorical) names of ``infos``; made once for a tuple that the
+    stages of a fit share (a table, its spec and its detected types).
+
+    Examples
+    --------
+    >>> infos = (ColumnInfo("a", "float64", "numeric", "detected"),
+    ...          ColumnInfo("g", "object", "categorical", "detected"))
+    >>> names_by_kind(infos)
+    (('a', 'g'), ('a',), ('g',))
+    """
+    hit = _BY_KIND.get(id(infos))
+    if hit is not None and hit[0] is infos:
+        return hit[1]  # type: ignore[return-value]
+    got = (
+        tuple(c.name for c in infos),
+        tuple(c.name for c in infos if c.kind == "numeric"),
+        tuple(c.name for c in infos if c.kind == "categorical"),
+    )
+    if isinstance(infos, tuple):
+        if len(_BY_KIND) >= 32:
+            _BY_KIND.clear()
+        _BY_KIND[id(infos)] = (infos, got)
+    return got
 
 
 class NamesByKind:
@@ -102,12 +145,7 @@ class NamesByKind:
         frozen; a wide table's names are read by every stage of a fit)."""
         got = self.__dict__.get("_names_by_kind")
         if got is None:
-            infos = self.column_infos
-            got = (
-                tuple(c.name for c in infos),
-                tuple(c.name for c in infos if c.kind == "numeric"),
-                tuple(c.name for c in infos if c.kind == "categorical"),
-            )
+            got = names_by_kind(self.column_infos)
             object.__setattr__(self, "_names_by_kind", got)  # a cache, not a field
         return got
 

@@ -37,6 +37,7 @@ Examples
 from __future__ import annotations
 
 import ast
+import functools
 import inspect
 import warnings
 from collections.abc import Mapping, Sequence
@@ -1000,7 +1001,21 @@ def _array_frame(data: Any, name: str) -> pd.DataFrame:
         )
     # no copy (pandas copies an ndarray by default): the frame is only read, and a write
     # to it would copy on write, so the caller's array stays as it is
-    return pd.DataFrame(arr, columns=[f"x{j}" for j in range(arr.shape[1])], copy=False)
+    return pd.DataFrame(arr, columns=array_columns(arr.shape[1]), copy=False)
+
+
+@functools.lru_cache(maxsize=16)
+def array_columns(p: int) -> pd.Index:
+    """The column labels ``x0, x1, ...`` of a 2-D array's ``p`` columns: one Index per
+    width, made once (an Index is immutable; building 1000 string labels, and the frame
+    reading them, cost half a millisecond a call).
+
+    Examples
+    --------
+    >>> array_columns(3).tolist(), array_columns(3) is array_columns(3)
+    (['x0', 'x1', 'x2'], True)
+    """
+    return pd.Index([f"x{j}" for j in range(p)])
 
 
 def is_dask_collection(x: Any) -> bool:
@@ -1011,7 +1026,10 @@ def is_dask_collection(x: Any) -> bool:
 
 def check_unique_names(df: pd.DataFrame, what: str) -> None:
     """Column names must be unique as strings (``1`` and ``"1"`` collide)."""
-    names = [str(c) for c in df.columns.tolist()]  # tolist: no per-label Index iteration
+    cols = df.columns
+    if cols.inferred_type == "string" and cols.is_unique:
+        return  # all labels strings, unique (both cached by the Index): none collide
+    names = [str(c) for c in cols.tolist()]  # tolist: no per-label Index iteration
     if len(set(names)) != len(names):
         dup = sorted({c for c in names if names.count(c) > 1})
         raise ValueError(
