@@ -646,56 +646,26 @@ def _gram_lloyd(xs: np.ndarray, starts: np.ndarray, max_iter: int) -> tuple[Any,
     ``xs`` is the centred (viewed) data and ``starts`` the ``(S, k)`` rows that start
     each run. With ``G = xs xs'`` the products a centre ``c_j`` (the mean of its
     members ``C_j``) takes are ``xs c_j = G 1_{C_j} / |C_j|`` and
-    ``|c_j|^2 = 1_{C_j}' G 1_{C_j} / |C_j|^2``: an iteration costs ``2 n^2 S k`` flops
-    instead of ``2 n p S k``. The iterations, stopping, re-seeding and tie rules are
+    ``|c_j|^2 = 1_{C_j}' G 1_{C_j} / |C_j|^2``: an iteration costs ``2 n^2 k`` flops a
+    start instead of ``2 n p k``. The iterations, stopping, re-seeding and tie rules are
     those of :func:`_batched_lloyd` (the same partitions up to the rounding of the
     products), and so is the update of the sums with the rows that changed cluster
-    only (in full every 10 iterations or when more than half the rows moved); the
-    centres (``S, k, p``) are formed once, at the end."""
+    only (in full every 10 iterations or when more than half the rows moved); compiled
+    (:func:`~.lloyd_jit.gram_lloyd`), one start at a time. The centres (``S, k, p``)
+    are made only for the starts that are refined (:class:`_GramCentres`)."""
+    from .lloyd_jit import gram_lloyd
+
     S, k = starts.shape
     n = xs.shape[0]
-    G = xs @ xs.T
+    with single_blas_thread():
+        G = xs @ xs.T
     xq = np.diagonal(G).copy()
-    xc = G[starts.ravel()].reshape(S, k, n)  # x_i . c_sj, as [s, j, i]
-    cn = xq[starts]  # |c_sj|^2
-    qs = np.zeros((S, k, n))  # sum of x_l . x_i over the members l of each cluster
-    lab_all = np.full((S, n), -1, dtype=_label_dtype(k))
+    labels = np.empty((S, n), dtype=np.int64)
     counts = np.zeros((S, k), dtype=np.int64)
-    converged = np.zeros(S, dtype=bool)
-    n_iter = np.full(S, max_iter + 1, dtype=np.int64)  # R's $iter convention
-    active = np.arange(S)
-    for it in range(max_iter):
-        dist = cn[active][:, :, None] - 2.0 * xc[active]  # (A, k, n)
-        lab, best = _first_argmin(dist)
-        changed = (lab != lab_all[active]).any(axis=1)
-        converged[active[~changed]] = True
-        n_iter[active[~changed]] = it + 1
-        keep = np.flatnonzero(changed)
-        if keep.size == 0:
-            break
-        lab = lab[keep]
-        A = keep.size
-        cnt = np.bincount((lab + (np.arange(A) * k)[:, None]).ravel(), minlength=A * k)
-        cnt = cnt.reshape(A, k)
-        for a in np.flatnonzero((cnt == 0).any(axis=1)).tolist():
-            _take_farthest(best[keep[a]] + xq, np.arange(n), lab[a], cnt[a], [])
-        active = active[keep]
-        old = lab_all[active]
-        lab_all[active] = lab
-        counts[active] = cnt
-        onehot = _stacked_onehot(lab, k)
-        moved = lab != old
-        mrows = np.flatnonzero(moved.any(axis=0))
-        if it % 10 == 0 or 2 * mrows.size > n:
-            # (A k, n): the sum of x_l . x_i over each cluster's members l
-            qs[active] = (onehot @ G).reshape(A, k, n)
-        else:  # only the rows that changed cluster
-            qs[active] += (_transfers(lab, old, moved, mrows, k) @ G[mrows]).reshape(A, k, n)
-        q = qs[active].reshape(A * k, n)
-        size = cnt.reshape(-1, 1).astype(float)
-        xc[active] = (q / size).reshape(A, k, n)
-        cn[active] = (np.einsum("jl,jl->j", onehot, q)[:, None] / size**2).reshape(A, k)
-    wss = xq.sum() - np.einsum("sk,sk->s", counts, cn)
+    work = (np.empty((k, n)), np.empty((k, n)), np.empty(k), np.empty(n), np.empty(n, np.int64))
+    starts = np.ascontiguousarray(starts, dtype=np.int64)
+    wss, converged, n_iter = gram_lloyd(G, xq, starts, max_iter, labels, counts, work)
+    lab_all = labels.astype(_label_dtype(k))
     return [{"lab": lab_all}], _GramCentres(xs, lab_all, counts, G), wss, converged, n_iter
 
 
