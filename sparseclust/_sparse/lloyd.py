@@ -682,19 +682,6 @@ class _GramCentres:
         return (_stacked_onehot(self.labels[s][None], k) @ self.xs) / self.counts[s][:, None]
 
 
-def _first_argmin(dist: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(argmin over axis 1, min over axis 1)`` of ``(A, k, n)`` distances, the first
-    index on ties (as ``argmin``; a loop over the few ``k`` beats its small-axis
-    reduction)."""
-    best = dist[:, 0, :].copy()
-    lab = np.zeros(best.shape, dtype=np.intp)
-    for j in range(1, dist.shape[1]):
-        closer = dist[:, j, :] < best
-        np.copyto(best, dist[:, j, :], where=closer)
-        lab[closer] = j
-    return lab, best
-
-
 def _k_ms_pick(block, offset, state, s):
     return state["lab"][s].astype(np.int64), None
 
