@@ -267,7 +267,17 @@ def _final(x: np.ndarray, labels: np.ndarray, ref: np.ndarray) -> tuple[np.ndarr
         onehot[lab, np.arange(lab.size)] = 1.0
         esum += onehot @ e
         esq += np.bincount(lab, weights=np.einsum("ij,ij->i", e, e), minlength=k)
-    nc = np.bincount(labels, minlength=k).astype(np.float64)
+    return _from_deviations(ref, esum, esq, np.bincount(labels, minlength=k).astype(np.float64))
+
+
+def _from_deviations(
+    ref: np.ndarray, esum: np.ndarray, esq: np.ndarray, nc: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Cluster means and within sums of squares from the deviations ``e`` of the rows
+    from centres ``ref`` close to the means (their per-cluster sums ``esum``, sums of
+    squares ``esq`` and counts ``nc``, one compiled pass, ``wss_estimate``), as
+    :func:`_final` makes them: ``ref + mean(e)`` and ``sum |e|^2 - n_L
+    |mean(e)|^2``, whose correction term is tiny, so nothing cancels."""
     emean = esum / nc[:, None]
     return ref + emean, np.maximum(esq - nc * np.einsum("ij,ij->i", emean, emean), 0.0)
 
@@ -485,7 +495,8 @@ class RowScreen:
         if not np.isfinite(a) or a <= 0.0:
             return None
         try:
-            y = np.linalg.cholesky(gram + a)
+            with single_blas_thread():  # 200 x 200: threads cost more than they save
+                y = np.linalg.cholesky(gram + a)
         except np.linalg.LinAlgError:
             return None
         r2 = max(float(np.einsum("ij,ij->i", x, x).max()), float(diag.max()) + a)

@@ -27,7 +27,6 @@ from .._data.params import as_rng
 from .._engine.blocks import LocalBlocks
 from .._engine.threads import single_blas_thread
 from .hartigan_wong import (
-    _U,
     HWResult,
     HWRunner,
     RowScreen,
@@ -35,7 +34,7 @@ from .hartigan_wong import (
     _as_data,
     _check_max_iter,
     _empty_cluster_error,
-    _final,
+    _from_deviations,
     _one_cluster,
     _Screen,
     _seq_cluster_sums,
@@ -866,13 +865,14 @@ def _refine(
 ) -> tuple[tuple[float, int, Any, np.ndarray, int, int] | None, int]:
     """Hartigan-Wong from the centres of the best ``_N_REFINE`` distinct Lloyd partitions
     (``labs``, ranked by ``order``; ``cents[s] + mu`` the centres of start ``s``):
-    ``((total WSS, start, [labels], centres, n_iter, ifault) of the best run or None,
-    partitions tried)``. After the Gram-space phase the runs screen their distances in
-    the rows' space (:class:`~.hartigan_wong.RowScreen`; the same decisions)."""
+    ``((total WSS, start, [labels], centres, n_iter, ifault) of the best run (the first
+    with the smallest total within sum of squares) or None, partitions tried)``. After
+    the Gram-space phase the runs screen their distances in the rows' space
+    (:class:`~.hartigan_wong.RowScreen`; the same decisions)."""
     from .hartigan_wong_jit import wss_estimate
 
     seen: list[bytes] = []
-    runs = []
+    best: tuple[float, int, Any, np.ndarray, int, int] | None = None
     refine = HWRunner(x, max_iter=max_iter)  # one set-up of x for the refinements
     gram = getattr(cents, "gram", None)
     screen = None if gram is None else RowScreen.from_gram(x, gram)
@@ -889,36 +889,14 @@ def _refine(
             continue
         k = kept.shape[0]
         sums = (np.zeros((k, x.shape[1])), np.zeros(k), np.zeros(k))
-        runs.append((s, labels, kept, n_iter, ifault, *wss_estimate(x, labels, kept, *sums)))
-        if len(seen) == _N_REFINE:
-            break
-    return _best_run(x, runs), len(seen)
-
-
-def _best_run(x: np.ndarray, runs: list[tuple]) -> tuple | None:
-    """The first run with the smallest total within sum of squares as :func:`_final`
-    computes it, which is computed only for the runs whose estimate ``W`` (of
-    ``wss_estimate``) may be the smallest: ``|final - W|`` is below ``4 (n p + 2 n + p
-    + k + 20) (u E + 2^-1074)`` (twice the rounding of either sum of the ``n p`` squared
-    deviations, their ``E``, of the ``n``-term cluster sums and of the ``p``-term norm of
-    their means, in any order; and their underflow), so a run whose ``W`` exceeds
-    another's by more than both bounds cannot be the first smallest."""
-    if not runs:
-        return None
-    n, p = x.shape
-    width = 4.0 * (n * p + 2 * n + p + runs[0][2].shape[0] + 20)
-    bound = [width * (_U * r[6] + 2.0**-1074) for r in runs]
-    top = min(r[5] + b for r, b in zip(runs, bound, strict=True))
-    best = None
-    for (s, labels, kept, n_iter, ifault, w, _), b in zip(runs, bound, strict=True):
-        if w - b > top:  # certainly above the smallest
-            continue
-        with single_blas_thread():
-            centers, wss = _final(x, labels, kept)
+        wss_estimate(x, labels, kept, *sums)  # fills the sums
+        centers, wss = _from_deviations(kept, *sums)
         tot = float(np.sum(wss))
         if best is None or tot < best[0]:
             best = (tot, s, [labels], centers, n_iter, ifault)
-    return best
+        if len(seen) == _N_REFINE:
+            break
+    return best, len(seen)
 
 
 def _canonical(labels: np.ndarray) -> np.ndarray:
