@@ -7,11 +7,12 @@ numpy read the same doubles). For each size and call, sparcl (an ``Rscript`` chi
 process) and sparseclust (a Python child process) run one after the other, ``--repeats``
 times; each times its call inside the process (after reading the file and loading the
 package; k-means and hierarchical calls after one untimed call on the first 60 rows,
-on both sides, so that neither pays first-call costs; k-means and hierarchical calls up
-below 10^6 cells (200 x 1000) are timed ``INNER`` = 3 times in the child, successive calls with the
-next seed, and the child reports their median: a single call of a few milliseconds
-varies by a third from process to process), and its peak resident memory is the
-child's maximum RSS (``os.wait4``: the interpreter and the data included). The tables give medians and ratios (sparcl time /
+on both sides, so that neither pays first-call costs; k-means and hierarchical calls
+below 10^6 cells (200 x 1000) are timed ``INNER`` = 3 times in the child, successive
+calls with the next seed, and the child reports their median: a single call of a few
+milliseconds varies by a third from process to process), and its peak resident memory
+is the child's maximum RSS (``os.wait4``: the interpreter and the data included).
+The tables give medians and ratios (sparcl time /
 sparseclust time) from this one run, and the load average around it.
 
 Calls (sparcl -> sparseclust):
