@@ -77,10 +77,11 @@ def _cat_terms(codes, g0, rows, table, base, K):  # pragma: no cover - compiled
     """Per row ``rows[i]`` of ``codes`` (every row when ``rows`` is empty): its
     categorical cost terms to each cluster, the table rows of its levels added feature
     by feature from the first (``core._level_sums``; the clusters side by side),
-    ``+ g0``; zeros without categorical features."""
+    ``+ g0``; zeros without categorical features (with them every cell is written:
+    no zeroing)."""
     Q = codes.shape[1]
     m = rows.size if rows.size else codes.shape[0]
-    out = np.zeros((m, K))
+    out = np.empty((m, K)) if Q else np.zeros((m, K))
     if K == 1 and Q:  # one cluster (a cluster just opened): a scalar sum
         for i in range(m):
             r = rows[i] if rows.size else i
@@ -183,7 +184,7 @@ def _all_costs(cur, lo, hi, dat, fp, masked):  # pragma: no cover - compiled
     return _costs(cat, inv, Q, X0, dat[16], Mf, W, Wz, wz2, wz2_sum, F_v, masked, D)
 
 
-@kernel(internal=True)
+@kernel(internal=True, refcount=False)
 def _singleton(cur, c, i, v_new, dat):  # pragma: no cover - compiled
     """Cluster ``c`` opened at row ``i`` (``core.singleton``): centre the row (the
     column mean where a cell is missing), sd 1, one-hot level counts, log shares
@@ -258,7 +259,7 @@ def _open(cur, K, dmin, u, ints, dat, fp, ip):  # pragma: no cover - compiled
     return K_now, openers[:n_open]
 
 
-@kernel(internal=True)
+@kernel(internal=True, refcount=False)
 def _assign(K, K_tot, Dn, openers, idx, dmin, labels, cost):  # pragma: no cover - compiled
     """Pass, step 3 (``core._k_assign``): every row takes the best of the old
     clusters (``idx``, ``dmin``) and of the new ones (costs ``Dn``) opened at or before
@@ -375,7 +376,7 @@ def _update(cur, nxt, K_tot, nk, s1, s2, cnt, counts, dat, fp, ip):  # pragma: n
     return K2, remap
 
 
-@kernel(internal=True)
+@kernel(internal=True, refcount=False)
 def _put(dst, src, K):  # pragma: no cover - compiled
     """``dst[:K] = src[:K]`` (2-D), element by element."""
     for k in range(K):
@@ -383,7 +384,7 @@ def _put(dst, src, K):  # pragma: no cover - compiled
             dst[k, j] = src[k, j]
 
 
-@kernel(internal=True)
+@kernel(internal=True, refcount=False)
 def _count(v, k):  # pragma: no cover - compiled
     """Features selected in cluster ``k`` (``v[k].sum()``)."""
     c = 0
@@ -401,7 +402,7 @@ def _base(offsets):  # pragma: no cover - compiled
     return out
 
 
-@kernel(internal=True)
+@kernel(internal=True, refcount=False)
 def _equal(a, b, K):  # pragma: no cover - compiled
     """The first ``K`` rows of ``a`` and ``b`` equal element by element (NaN unequal)."""
     for k in range(K):
@@ -411,7 +412,7 @@ def _equal(a, b, K):  # pragma: no cover - compiled
     return True
 
 
-@kernel(internal=True)
+@kernel(internal=True, refcount=False)
 def _same(cur, nxt, K_tot, K2):  # pragma: no cover - compiled
     """``core._same_parameters`` of the pass's clusters and the updated ones."""
     if K_tot != K2:

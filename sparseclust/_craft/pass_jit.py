@@ -17,7 +17,7 @@ from .._engine.jit import kernel
 __all__ = ["pairwise_sum", "select_fixed"]
 
 
-@kernel(internal=True)
+@kernel(internal=True, refcount=False)
 def _block_sum(a, lo, n):  # pragma: no cover - compiled
     """numpy's sum of a run of at most 128 values: below 8 one by one from 0, else in
     eight interleaved partial sums added as a tree, then the rest one by one."""
@@ -52,7 +52,10 @@ def pairwise_sum(a, n):  # pragma: no cover - compiled
     """``a[:n].sum()`` as numpy adds a contiguous float64 run: runs of up to 128 values
     by :func:`_block_sum`; a longer run as its two halves (the first a multiple of 8
     long) summed apart and added, first half + second. Walked with an explicit stack,
-    not by recursion (numba's on-disk cache loads recursive kernels badly)."""
+    not by recursion (numba's on-disk cache loads recursive kernels badly). A run of up
+    to 128 values (a cluster's features) is one block: no stack made."""
+    if n <= 128:
+        return _block_sum(a, 0, n)
     s_lo, s_n, s_step = np.zeros(64, np.int64), np.empty(64, np.int64), np.zeros(64, np.int64)
     vals = np.empty(64)
     s_n[0], sp, nv = n, 1, 0
@@ -79,7 +82,7 @@ def pairwise_sum(a, n):  # pragma: no cover - compiled
     return vals[0]
 
 
-@kernel(internal=True)
+@kernel(internal=True, refcount=False)
 def _before(x, y, i, j):  # pragma: no cover - compiled
     """Key ``x`` of item ``i`` sorts before key ``y`` of item ``j`` (NaN last, ties
     by position): numpy's stable order."""
@@ -88,13 +91,13 @@ def _before(x, y, i, j):  # pragma: no cover - compiled
     return y != y or x < y or (x == y and i < j)
 
 
-@kernel(internal=True)
-def _top(key, n_sel, row, v, first):  # pragma: no cover - compiled
+@kernel(internal=True, refcount=False)
+def _top(key, n_sel, row, v, first, a, b):  # pragma: no cover - compiled
     """``v[row, first + d] = True`` for the ``n_sel`` features of smallest ``key`` in
     numpy's stable order (ties to the earlier feature, NaN last): a bottom-up merge
-    sort of the positions."""
+    sort of the positions, in the caller's work arrays ``a`` and ``b`` (integers, at
+    least ``key.size`` long)."""
     n = key.size
-    a, b = np.empty(n, np.int64), np.empty(n, np.int64)
     for i in range(n):
         a[i] = i
     width = 1
@@ -127,6 +130,7 @@ def select_fixed(sigma, counts, log_eta, log_eta0, offsets, L, n_num, n_cat, v):
     K, P = sigma.shape
     Q = offsets.size
     key = np.empty(P)
+    wa, wb = np.empty(max(P, Q), np.int64), np.empty(max(P, Q), np.int64)  # _top's work
     for k in range(K if P else 0):
         scale = 0.0
         for p in range(P):
@@ -137,7 +141,7 @@ def select_fixed(sigma, counts, log_eta, log_eta0, offsets, L, n_num, n_cat, v):
             scale = 1.0
         for p in range(P):
             key[p] = np.rint(sigma[k, p] / scale * 1e10) / 1e10
-        _top(key, n_num, k, v, 0)
+        _top(key, n_num, k, v, 0, wa, wb)
     if Q == 0:
         return v
     G_d = np.empty(Q)
@@ -161,5 +165,5 @@ def select_fixed(sigma, counts, log_eta, log_eta0, offsets, L, n_num, n_cat, v):
             scale = 1.0
         for q in range(Q):
             neg[q] = np.rint(neg[q] / scale * 1e10) / 1e10
-        _top(neg, n_cat, k, v, P)
+        _top(neg, n_cat, k, v, P, wa, wb)
     return v
