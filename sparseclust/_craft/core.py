@@ -1916,11 +1916,6 @@ def compact_labels(parts: list[np.ndarray]) -> np.ndarray:
     return labels.astype(np.min_scalar_type(-top - 1), copy=False)
 
 
-def _unselected(x: np.ndarray, data: CraftData, sd: np.ndarray) -> np.ndarray:
-    """The likelihood's terms of rows ``x`` under the global mean and sd."""
-    return (x - data.col_mean) ** 2 / (2 * sd * sd) + np.log(sd)
-
-
 def neg_loglik(data: CraftData, st: State, labels: np.ndarray) -> float:
     """Negative log-likelihood of the generative model with the Gaussian normalisers kept.
 
@@ -1934,18 +1929,31 @@ def neg_loglik(data: CraftData, st: State, labels: np.ndarray) -> float:
     total = 0.0
     P = data.P
     if P:
+        from .nll_jit import numeric_terms
+
         sd = np.where(data.col_sd > 0, data.col_sd, 1.0)
-        # per cluster, then gathered to the rows: the same numbers element by element
+        # per cluster (numpy), then each cell's term compiled: the same numbers
         den, log_sig = 2 * st.sigma * st.sigma, np.log(st.sigma)
+        uden, ulog = 2 * sd * sd, np.log(sd)
+        v = np.ascontiguousarray(st.v[:, :P])
+        M = data.M if data.M is not None else np.zeros((0, P), dtype=bool)
+        buf = np.empty((min(data.n, 8192), P))
         for s in range(0, data.n, 8192):
-            lab = labels[s : s + 8192]
-            x = data.X0[s : s + 8192]
-            sel = (x - st.zeta[lab]) ** 2 / den[lab] + log_sig[lab]
-            uns = row_cache(data, "unselected", lambda: _unselected(data.X0, data, sd))
-            uns = _unselected(x, data, sd) if uns is None else uns[s : s + 8192]
-            term = np.where(st.v[lab, :P], sel, uns)
-            if data.M is not None:
-                term = term * data.M[s : s + 8192]
+            lab = np.asarray(labels[s : s + 8192], dtype=np.int64)
+            term = numeric_terms(
+                data.X0,
+                M,
+                lab,
+                st.zeta,
+                den,
+                log_sig,
+                v,
+                data.col_mean,
+                uden,
+                ulog,
+                s,
+                buf[: lab.size],
+            )
             total += float(term.sum())
     if data.Q:
         vcat = st.v[:, P:]

@@ -18,6 +18,7 @@ from .._tuning.penalty import calibrate_lambda
 from . import core as core
 
 __all__ = [
+    "HINT_RTOL",
     "HINT_STEP",
     "PATIENCE",
     "calibrated_run",
@@ -100,6 +101,12 @@ PATIENCE = 6
 #: times the first restart's lambda and pass the cluster cap at 0.7 times it, so a
 #: step of 2 (the halving from one cluster) mostly lands past ``k`` and is bisected back.
 HINT_STEP = 1.25
+#: A calibration from a hint stops bisecting when the bracket's lambdas are within this
+#: share (``rtol``; 1e-3 from the one-cluster lambda): re-calibrated restarts that skip
+#: ``k`` inside so narrow a bracket rarely reach it closer. On the panel (12 data sets,
+#: 3 seeds) against 1e-3: the same restarts chosen on all 36 fits, 13 % fewer fits on
+#: Soybean (K = 19).
+HINT_RTOL = 0.02
 
 
 def stop_rules(k: int) -> dict[str, Any]:
@@ -129,7 +136,7 @@ def calibrated_run(
 ) -> core.Fit:
     """Lambda calibrated to ``k`` clusters for one seed: halved from ``hi`` (one
     cluster), or stepped from the hint ``start`` by :data:`HINT_STEP`, its square, ...
-    (:func:`~sparseclust._tuning.penalty.calibrate_lambda`). A fit depends only on
+    and bisected to :data:`HINT_RTOL` (:func:`~sparseclust._tuning.penalty.calibrate_lambda`). A fit depends only on
     lambda here (same seed, same stopping rules), so a lambda tried twice, or one in
     ``known`` (lambda -> fit already made with this seed and ``k``), is not fitted
     again: the same fit, hence the same result, at no cost."""
@@ -151,7 +158,7 @@ def calibrated_run(
         start=start,
         step=HINT_STEP,
         max_fits=max_fits,
-        rtol=1e-3,
+        rtol=1e-3 if start is None else HINT_RTOL,
         warn=False,
     )
     core.release_states(d, *[other for other in memo.values() if other is not out])

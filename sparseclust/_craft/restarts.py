@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from .._engine.parallel import run_parallel, run_shared
+from .._engine.threads import single_blas_thread
 from .._tuning.penalty import Penalty
 from . import core as core
 from . import lam as lam_
@@ -135,7 +136,8 @@ def fit_all(
     farthest-first: ``ff_lambda(rng)``). With ``k`` alone, one seeded ``k``-cluster run
     per seed in ``seeded`` is added (:func:`seeded_tasks`). Returns (runs, lam_method, k)."""
     if pen.method == "calibrate":
-        runs = calibrated_runs(d, settings, consts, pen.k, seeds, n_jobs, seeded)
+        with single_blas_thread():  # as every fit runs: set once, not per fit
+            runs = calibrated_runs(d, settings, consts, pen.k, seeds, n_jobs, seeded)
         return runs, "calibrated", pen.k
     if pen.method == "farthest_first":
         lam, method = ff_lambda(np.random.default_rng(seeds[0])), "farthest_first"

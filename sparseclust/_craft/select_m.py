@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._engine.threads import single_blas_thread
 from . import core as core
 from . import restarts as restarts
 
@@ -342,7 +343,8 @@ def choose_m(
         return ms[_choice(pd.DataFrame([fitted[m][1] for m in ms]), k)]
 
     candidates = candidate_budgets(P, Q, grid)
-    search_budgets(candidates, fit, best)
+    with single_blas_thread():  # as every fit runs: set once, not per fit
+        search_budgets(candidates, fit, best)
     table = pd.DataFrame([fitted[m][1] for m in sorted(fitted)])
     i = _choice(table, k)
     table["chosen"] = np.arange(len(table)) == i
@@ -358,7 +360,8 @@ def choose_m(
     st = fitted[float(table["m"].iloc[i])][0]
     if on is not None:  # the candidates ran on other rows: all restarts anew on d
         st = replace(st, cal=[], rest=[], seeded=[], lam_ref=lam if k is None else None)
-    runs = finish(full, st, seeds, seeded)
+    with single_blas_thread():
+        runs = finish(full, st, seeds, seeded)
     return runs, st.settings, st.consts, table
 
 

@@ -94,7 +94,9 @@ def test_numeric_relevance_is_n_times_kl_in_any_units():
             "x3": rng.normal(0.0, 5.0, g.size),
         }
     )
-    fit = craft(df, m=0.5, k=3, n_init=4, rng=0)  # standardised (scale=True)
+    # standardised (scale=True); 5 restarts reach the classes (ARI 1; 4 reach a partition
+    # of ARI 0.65-0.73 that depends on which restarts the calibration brings to k)
+    fit = craft(df, m=0.5, k=3, n_init=5, rng=0)
     lab = fit.labels.to_numpy(dtype=np.int64)
     g = df.groupby(lab)
     mu_k, sd_k, n_k = g.mean(), g.std(ddof=0), g.size().to_numpy()[:, None]
