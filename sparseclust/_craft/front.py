@@ -733,7 +733,9 @@ def craft(
     the same model (a feature unselected in one cluster only has that cluster's
     distribution as its background); the smallest is kept. Candidates: m = 0.2, ...,
     0.9, each with the default rho; of budgets selecting as many features of each
-    kind only the one nearest 0.5 is fitted. Each runs the first ``min(n_init, 5)``
+    kind only the one nearest 0.5 is fitted, and not all are: those nearest 0.2, 0.5
+    and 0.8 first, then the neighbours of the best so far until it has both fitted (a
+    local minimum of the BIC; select_m.search_budgets). Each runs the first ``min(n_init, 5)``
     calibrated and ``min(n_seeded, 2)`` seeded restarts of the fit (the same seeds
     for every budget) and is scored by its best restart (among those at ``k``); the
     lowest BIC wins and finishes with the remaining restarts, so the result is
