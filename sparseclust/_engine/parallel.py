@@ -135,9 +135,28 @@ def _worker_start() -> None:
 _IN_WORKER = False
 
 
-def _call_shared(item: tuple) -> Any:
-    func, args = item
-    return func(_SHARED, *args)
+#: The task queue of the running :func:`run_shared` call: (next-task counter, func, tasks).
+_QUEUE: Any = None
+
+
+def _drain(_: Any, bar: Any = None) -> list[tuple[int, Any]]:
+    """``(index, result)`` of the tasks this process claims until none is left
+    (``bar``: a progress bar of every process's claims, in the calling process)."""
+    counter, func, tasks = _QUEUE
+    out = []
+    while True:
+        with counter.get_lock():
+            i = counter.value
+            counter.value = i + 1
+        if bar is not None:
+            bar.update(min(i, len(tasks)) - bar.n)
+        if i >= len(tasks):
+            break
+        out.append((i, func(_SHARED, *tasks[i])))
+    if bar is not None:
+        bar.update(len(tasks) - bar.n)
+        bar.close()
+    return out
 
 
 def run_shared(
@@ -153,8 +172,11 @@ def run_shared(
 
     ``shared`` (the data every task reads, never modified by them) reaches forked
     workers through the parent's memory; only ``args`` and the results are pickled.
-    ``func`` must be a module-level function. One task at a time per worker, so a
-    slow task does not hold back a batch.
+    ``func`` must be a module-level function. This process is one of the ``n_jobs``
+    (it forks ``n_jobs - 1`` workers and works beside them), and every one of them
+    claims the next task from a shared counter when it finishes one, so a slow task
+    does not hold back a batch and no core waits while the caller collects: with two
+    cores a pool of two workers left this process idle and paid two starts.
     """
     tasks = list(tasks)
     progress = _PROGRESS.get() if progress is None else progress
@@ -165,17 +187,23 @@ def run_shared(
         return run_parallel(
             func, [(shared, *a) for a in tasks], n_jobs=workers, progress=progress, desc=desc
         )
-    global _SHARED
+    global _SHARED, _QUEUE
+    ctx = multiprocessing.get_context("fork")
     _SHARED = shared
+    _QUEUE = (ctx.Value("l", 0), func, tasks)  # next unclaimed task, under its lock
     try:
         with warnings.catch_warnings():
             # Python >= 3.12 warns on fork() when the parent has threads (BLAS pools); the
             # workers run numpy code only, which OpenBLAS's fork handlers make safe.
             warnings.filterwarnings("ignore", message=".*fork.*", category=DeprecationWarning)
             with single_blas_thread():  # the workers inherit one BLAS thread
-                pool = multiprocessing.get_context("fork").Pool(workers, initializer=_worker_start)
+                pool = ctx.Pool(workers - 1, initializer=_worker_start)
         with pool:
-            items = pool.imap(_call_shared, [(func, a) for a in tasks], chunksize=1)
-            return list(_bar(items, progress, desc, total=len(tasks)))
+            theirs = pool.map_async(_drain, range(workers - 1), chunksize=1)
+            with single_blas_thread():  # this process is one of the workers
+                done = dict(_drain(None, _bar(None, progress, desc, total=len(tasks))))
+            for part in theirs.get():
+                done.update(part)
+        return [done[i] for i in range(len(tasks))]
     finally:
-        _SHARED = None
+        _SHARED = _QUEUE = None

@@ -1190,7 +1190,8 @@ def kmeans_sparse_permute(
     chosen = [outs[0]]
 
     def refit(i: int) -> SparseKMeansResult:  # the path's bound, refitted from the start
-        chosen[0] = refit_bound(ex, p, k, wb, i, settings, seed_real)
+        init = None if lazy else runs.init  # in memory: the tuning's own partition
+        chosen[0] = refit_bound(ex, p, k, wb, i, settings, seed_real, init)
         return _result(
             chosen[0], wbound=float(wb[i]), params={**params, "wbound": float(wb[i])}, **same
         )

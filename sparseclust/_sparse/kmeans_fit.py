@@ -11,7 +11,6 @@ permuted (:func:`run_permutations`). What a fit needs besides the data travels a
 
 from __future__ import annotations
 
-import time
 import warnings
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
@@ -37,8 +36,10 @@ __all__ = [
 ]
 
 
-#: Estimated serial seconds of the permutations below which they are not sent to workers.
-PARALLEL_MIN_SECONDS = 1.0
+#: Cells times fits (``n p`` x bounds x (permutations + 1)) below which a permutation
+#: tuning runs in this process whatever ``n_jobs`` (a worker's start, about 10 ms, is
+#: then a noticeable share: 60 x 100 with 10 bounds and 10 permutations is 660,000).
+PARALLEL_MIN_CELLS = 200_000
 
 
 @dataclass(frozen=True, eq=False)
@@ -90,6 +91,9 @@ class PermutationRuns(NamedTuple):
     permtots: np.ndarray
     #: Fits on permuted copies that did not converge (all bounds, all copies).
     perm_not_converged: int
+    #: The initial partition of the data (label states of a one-block executor), for
+    #: :func:`refit_bound` (None: make it again).
+    init: Any = None
 
 
 def fit_one(
@@ -138,16 +142,27 @@ def _bound_seeds(wb: np.ndarray, seed: int) -> tuple[int, list[int]]:
 
 
 def refit_bound(
-    ex: Any, p: int, k: int, wb: np.ndarray, i: int, settings: FitSettings, seed: int
+    ex: Any,
+    p: int,
+    k: int,
+    wb: np.ndarray,
+    i: int,
+    settings: FitSettings,
+    seed: int,
+    init: Any = None,
 ) -> SparseKMeansFit:
     """The independent fit at ``wb[i]``: from the data set's initial partition with that
     bound's seed, exactly as :func:`fit_bounds` with ``warm=False`` fits it (sparcl's
     refit ``KMeansSparseCluster(x, K, wbounds = bestw)`` after its permute, here from the
-    same initial partition as the tuning)."""
+    same initial partition as the tuning). ``init``: that partition, when the tuning
+    kept it (the same states: not made again)."""
     s_init, seeds = _bound_seeds(wb, seed)
-    init = _initial(ex, k, settings, s_init)
+    own = init is None
+    if own:
+        init = _initial(ex, k, settings, s_init)
     out = fit_one(ex, p, k, float(wb[i]), ex.copy(init), replace(settings, warm=False), seeds[i])
-    drop_states(ex, init)
+    if own:
+        drop_states(ex, init)
     return out
 
 
@@ -159,9 +174,11 @@ def fit_bounds(
     settings: FitSettings,
     seed: int,
     progress: bool = False,
-) -> list[SparseKMeansFit]:
+    keep_init: bool = False,
+) -> Any:
     """Fits of one data set (an executor of row blocks, ``p`` columns) at every bound,
-    from one initial partition; ``progress``: a bar over the bounds."""
+    from one initial partition; ``progress``: a bar over the bounds. ``keep_init``:
+    ``(fits, initial partition's states)``, for :func:`refit_bound`."""
     s_init, seeds = _bound_seeds(wb, seed)
     init = _initial(ex, k, settings, s_init)
     outs, start = [], init
@@ -171,6 +188,8 @@ def fit_bounds(
         outs.append(out)
         if settings.warm:
             start = out.states
+    if keep_init:
+        return outs, init
     drop_states(ex, init)
     return outs
 
@@ -191,8 +210,8 @@ def _perm_task(
 ) -> list[SparseKMeansFit] | NullRun:
     """Fits at every bound on the data (``seed_perm`` None: all outputs kept) or on one
     permuted copy (objectives and convergence only)."""
-    if seed_perm is None:
-        return fit_bounds(one_block(X), X.shape[1], k, wb, settings, seed_fit)
+    if seed_perm is None:  # (fits, initial partition)
+        return fit_bounds(one_block(X), X.shape[1], k, wb, settings, seed_fit, keep_init=True)
     Xp = _permuted(X, seed_perm)
     outs = fit_bounds(one_block(Xp), X.shape[1], k, wb, settings, seed_fit)
     return NullRun([o.objective for o in outs], [o.converged for o in outs])
@@ -212,26 +231,29 @@ def run_permutations(
     """The fits on ``X`` and on one permuted copy per row of ``seeds`` (permutation seed,
     fit seed), in parallel (:func:`~sparseclust._engine.parallel.run_shared`: forked
     workers read ``X`` from this process's memory)."""
-    # The fits on the data first, here: their time says whether workers pay (starting
-    # and ending a pool costs about 0.1 s; below PARALLEL_MIN_SECONDS of estimated
-    # serial work the permutations run here too). Seeded: the same result either way.
-    t0 = time.perf_counter()
-    outs = _perm_task(X, k, wb, settings, None, seed_real)
-    if (time.perf_counter() - t0) * len(seeds) < PARALLEL_MIN_SECONDS:
+    # The fits on the data are the first task, the permuted copies the others: every
+    # process (this one and the forked workers) claims the next task when it is free,
+    # so the data's fits overlap the permutations. Seeded: the same result on any
+    # number of workers. Starting a worker costs about 10 ms: below
+    # PARALLEL_MIN_CELLS cell-fits the whole call runs here.
+    if X.shape[0] * X.shape[1] * len(wb) * (len(seeds) + 1) < PARALLEL_MIN_CELLS:
         n_jobs = None
-    perm = run_shared(
+    done = run_shared(
         _perm_task,
         X,
-        [(k, wb, settings, int(a), int(b)) for a, b in seeds],
+        [(k, wb, settings, None, seed_real)]
+        + [(k, wb, settings, int(a), int(b)) for a, b in seeds],
         n_jobs=n_jobs,
         progress=progress,
         desc="permutations",
     )
+    (outs, init), perm = done[0], done[1:]
     return PermutationRuns(
         fits=outs,
         tots=np.array([o.objective for o in outs]),
         permtots=np.array([r.objectives for r in perm]).T,  # bounds x perms
         perm_not_converged=int(sum(not c for r in perm for c in r.converged)),
+        init=init,
     )
 
 

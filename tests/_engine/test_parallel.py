@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 
 import numpy as np
 import pytest
@@ -11,6 +12,7 @@ from sparseclust._engine.parallel import _fork_available, run_parallel, run_shar
 
 
 def _task(shared, i, scale):
+    time.sleep(0.02)  # long enough for the forked worker to claim tasks too
     return float(shared[i].sum() * scale), os.getpid()
 
 
@@ -27,7 +29,9 @@ def test_results_in_task_order_for_any_n_jobs():
     par = run_shared(_task, X, tasks, n_jobs=2)
     assert [v for v, _ in par] == [v for v, _ in serial] == [2.0 * X[i].sum() for i in range(10)]
     if _fork_available():
-        assert {pid for _, pid in par} - {os.getpid()}  # ran in other processes
+        pids = {pid for _, pid in par}
+        assert pids - {os.getpid()}  # ran in another process
+        assert os.getpid() in pids  # and here: the caller is one of the n_jobs
 
 
 @pytest.mark.skipif(not _fork_available(), reason="forked workers on Linux only")
