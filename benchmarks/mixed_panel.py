@@ -555,8 +555,6 @@ def _note(key: str, rows: dict, latest: str) -> str:
     row, parts = rows[key], []
     if key in ("craft_k", "craft_auto") and row.get("m"):
         parts.append("m " + "/".join(row["m"]))
-    if key == "craft_k" and row.get("m") == ["0.5"]:
-        parts.append("the paper's m=.5 call (no m='auto' in craft at this run)")
     t, t_k = row.get("time"), _get(rows, "craft_k", "time")
     if key == "craft_auto" and t and t_k:
         parts.append(f"{t / t_k:.1f}x the k=K call")
