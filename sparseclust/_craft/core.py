@@ -1716,7 +1716,16 @@ def row_uniforms(key: int, start: int, n: int) -> np.ndarray:
     """Uniforms in (0, 1) of rows ``start .. start+n-1`` for a draw ``key``: SplitMix64
     of ``key + (row + 1) * golden``, so a row's number depends on its position only,
     never on the row blocks."""
-    z = np.uint64(key) + (np.arange(start, start + n, dtype=np.uint64) + np.uint64(1)) * _GOLDEN
+    return _splitmix_unit(np.uint64(key) + _row_steps(start, n))
+
+
+def _row_steps(start: int, n: int) -> np.ndarray:
+    """``(row + 1) * golden`` of rows ``start .. start+n-1`` (wrapping, as uint64)."""
+    return (np.arange(start, start + n, dtype=np.uint64) + np.uint64(1)) * _GOLDEN
+
+
+def _splitmix_unit(z: np.ndarray) -> np.ndarray:
+    """SplitMix64's mix of each ``z``, as a double in (0, 1)."""
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
     z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
     z ^= z >> np.uint64(31)
@@ -1774,6 +1783,8 @@ def seed_clusters(
     ``v ~ Bernoulli(m)^D`` (all features with ``select_all``). Fewer than ``K`` when
     no point is left with a positive weight. Returns (state, first point).
     """
+    if _seeds_compile(data):
+        return _compiled_seeds(data, K, m, F_delta, select_all, sigma_override, rng)
     ex = data.executor
     D = data.P + data.Q
     states = ex.initial_states()
@@ -1796,6 +1807,56 @@ def seed_clusters(
     if release is not None:
         release(states)
     return st, taken[0]
+
+
+def _seeds_compile(data: Blocked) -> bool:
+    """Whether :func:`seed_clusters` runs compiled (:func:`_compiled_seeds`): the data
+    conditions of the compiled passes (:func:`_compiles`), one in-memory block."""
+    return (
+        data.local
+        and len(data.executor.sizes) == 1
+        and data.n <= PIECE_ROWS
+        and (data.n + 1) * (data.Q + 1) <= COMPILED_CELLS
+    )
+
+
+def _compiled_seeds(data: Blocked, K, m, F_delta, select_all, sigma_override, rng):
+    """:func:`seed_clusters` on one in-memory block in one compiled call
+    (:func:`~sparseclust._craft.seed_jit.seed_rows`): the same draws from ``rng`` in the
+    same order (made up front; when the seeding stops early, ``rng`` is put back where
+    the numpy code's draws leave it), numpy's logs of the rows' uniforms, the compiled
+    passes' costs and singletons: the same seeds bit for bit."""
+    from .seed_jit import seed_rows
+
+    d = data.executor.blocks[0]
+    dat = _LOOP_INPUTS.get(d)
+    if dat is None:
+        dat = _LOOP_INPUTS[d] = _loop_inputs(d)
+    D, S = d.P + d.Q, d.level_q.size
+    before = rng.bit_generator.state
+    first = int(rng.integers(d.n))
+    V = np.ones((K, D), dtype=bool)
+    keys = np.empty(K - 1, dtype=np.uint64)
+    for j in range(K):
+        if not select_all:
+            V[j] = rng.random(D) < m
+        if j < K - 1:
+            keys[j] = int(rng.integers(2**63))
+    logu = np.log(_splitmix_unit(keys[:, None] + _row_steps(0, d.n)))
+    cur = (np.zeros((K, d.P)), np.zeros((K, d.P)), np.zeros((K, S)), np.zeros((K, S)),
+           np.zeros((K, D), dtype=bool))  # fmt: skip
+    so = -1.0 if sigma_override is None else float(sigma_override)
+    fp = (np.inf, float(F_delta), 0.0, 0.0, 0.0, so)
+    taken = np.empty(K, dtype=np.int64)
+    got = int(seed_rows(dat, cur, V, logu, first, fp, d.M is not None, taken))
+    if got < K:  # the numpy code stops after the key of the round that found no row
+        rng.bit_generator.state = before
+        rng.integers(d.n)
+        for _ in range(got):
+            if not select_all:
+                rng.random(D)
+            rng.integers(2**63)
+    return State(*(a[:got] for a in cur)), first
 
 
 def seeded_fit(data: CraftData | Blocked, K: int, **kw: Any) -> Fit:
