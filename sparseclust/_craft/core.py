@@ -157,7 +157,7 @@ class Fit:
     converged : bool
         The last pass changed no label.
     aborted : bool
-        Stopped early (past ``max_clusters`` or ``stop_above``).
+        Stopped early (past ``max_clusters``, ``stop_above`` or ``stop_below``).
     consts : Constants
         The prior's constants used.
     start : int
@@ -1283,6 +1283,7 @@ def craft_fit(
     feature_terms: bool = True,
     max_clusters: int | None = None,
     stop_above: tuple[int, int] | None = None,
+    stop_below: tuple[int, int] | None = None,
     with_nll: bool = False,
     fixed_k: int | None = None,
     rng: np.random.Generator,
@@ -1292,8 +1293,10 @@ def craft_fit(
     ``max_clusters``: stop early (``aborted=True``, not converged) once a pass leaves
     more clusters than this (the pass stops opening clusters past it);
     ``stop_above=(k, n)``: stop early once more than ``k`` clusters have remained for
-    ``n`` passes in a row. Lambda calibration only needs to know that lambda is too
-    small, and such fits are the expensive ones.
+    ``n`` passes in a row; ``stop_below=(k, n)``: stop early once fewer than ``k``
+    clusters, and no more than the pass before, have remained for ``n`` passes in a
+    row (the first pass starts from one cluster). Lambda calibration only needs to
+    know that lambda is too small (or too large), and such fits are the expensive ones.
 
     Returns a :class:`Fit`: labels (0-based), the final :class:`State`, objective
     trace (one value per pass, computed with the parameters the pass used), n_iter,
@@ -1357,6 +1360,7 @@ def craft_fit(
             init=init,
             max_clusters=max_clusters,
             stop_above=stop_above,
+            stop_below=stop_below,
             with_nll=with_nll,
             rng=rng,
         )
@@ -1387,6 +1391,7 @@ def _fit(
     with_nll: bool,
     rng: np.random.Generator,
     init: tuple[State, int] | None = None,
+    stop_below: tuple[int, int] | None = None,
 ) -> Fit:
     """The loop of :func:`craft_fit`. ``init=(state, start)``: begin from these
     clusters instead of one at a random point; ``lam=None``: no cluster is opened
@@ -1408,7 +1413,8 @@ def _fit(
         start = int(rng.integers(B.n))
         v1 = np.ones(D, dtype=bool) if settings.select_all else rng.random(D) < settings.m
         st = singleton(fetch_row(B, start), 0, v1)
-    loop = _passes(B, st, threshold, settings, consts, rng, max_clusters, stop_above)
+    stops = (max_clusters, stop_above, stop_below)
+    loop = _passes(B, st, threshold, settings, consts, rng, *stops)
     return _final_fit(B, lam, loop, settings, consts, with_nll, start)
 
 
@@ -1421,11 +1427,12 @@ def _passes(
     rng: np.random.Generator,
     max_clusters: int | None,
     stop_above: tuple[int, int] | None,
+    stop_below: tuple[int, int] | None = None,
 ) -> _Loop:
     """CAF passes, parameter updates and selection until no label changes (or a stop);
     in one compiled call when the data are one block in memory (:func:`_compiled_passes`)."""
     if _compiles(B, settings):
-        stops = (max_clusters, stop_above)
+        stops = (max_clusters, stop_above, stop_below)
         return _compiled_passes(B, st, threshold, settings, consts, rng, stops)
     ex = B.executor
     shuffle, so = settings.shuffle, settings.sigma_override
@@ -1479,6 +1486,13 @@ def _passes(
         if stop_above is not None:
             over = over + 1 if st.K > stop_above[0] else 0
             if over >= stop_above[1]:
+                aborted = True
+                break
+        if stop_below is not None:  # the cluster counts from the start (one cluster)
+            ks = [1, *(t[1] for t in trace)][-stop_below[1] - 1 :]
+            if len(ks) > stop_below[1] and all(
+                b < stop_below[0] and b <= a for a, b in zip(ks, ks[1:])
+            ):
                 aborted = True
                 break
     if shuffle:
@@ -1549,8 +1563,8 @@ def _compiled_passes(
     """:func:`_passes` on one in-memory block in one compiled call
     (:func:`~sparseclust._craft.loop_jit.run_passes`): the same operations in the same
     order, the same draws from ``rng``, hence the same fit bit for bit. ``stops``:
-    ``(max_clusters, stop_above)``."""
-    max_clusters, stop_above = stops
+    ``(max_clusters, stop_above, stop_below)``."""
+    max_clusters, stop_above, stop_below = stops
     from .loop_jit import GROW, run_passes
 
     d = B.executor.blocks[0]
@@ -1564,8 +1578,10 @@ def _compiled_passes(
     n_num = fixed_count(s.m, d.P) if d.P else 0
     n_cat = fixed_count(s.m, d.Q) if d.Q else 0
     stop_k, stop_n = stop_above if stop_above is not None else (-1, -1)
+    below_k, below_n = stop_below if stop_below is not None else (-1, -1)
     ip = np.array([masked, s.select_all, n_num, n_cat, s.max_iter,
-                   -1 if max_clusters is None else max_clusters, stop_k, stop_n], dtype=np.int64)  # fmt: skip
+                   -1 if max_clusters is None else max_clusters, stop_k, stop_n,
+                   below_k, below_n], dtype=np.int64)  # fmt: skip
     labels, cost = np.zeros(d.n, dtype=np.int64), np.empty(d.n)
     trace = np.empty((s.max_iter, 3))
     ints = np.zeros(8, dtype=np.int64)

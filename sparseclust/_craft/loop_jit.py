@@ -426,13 +426,28 @@ def _same(cur, nxt, K_tot, K2):  # pragma: no cover - compiled
 
 
 @kernel
+def _short(trace, it, k, n):  # pragma: no cover - compiled
+    """``stop_below=(k, n)``: the last ``n`` of the ``it`` passes each left fewer than
+    ``k`` clusters and no more than the pass before (the first pass starts from one),
+    read from the cluster counts in ``trace[:, 1]`` (callable from Python: the tests
+    check it on constructed counts)."""
+    if it < n:
+        return False
+    for t in range(it - n, it):
+        prev = trace[t - 1, 1] if t > 0 else 1.0
+        if not (trace[t, 1] < k and trace[t, 1] <= prev):
+            return False
+    return True
+
+
+@kernel
 def run_passes(dat, cur, nxt, labels, cost, tot_nk, trace, ints, u, fp, ip):  # pragma: no cover
     """The passes of ``core._passes`` from the clusters in ``cur`` (``ints[K_]`` of
     them) and the labels of the rows (``labels``, used from the second pass on),
     starting after pass ``ints[IT]``. ``fp``: (threshold, F_delta, a0, b0,
     sigma_floor, sigma_override or -1); ``ip``: (cells missing, select_all, numeric
     and categorical features selected, max_iter, max_clusters or -1, stop_above's
-    (k, n) or -1). On return ``cur`` holds the clusters, ``labels`` and ``cost`` the
+    (k, n) or -1, stop_below's (k, n) or -1). On return ``cur`` holds the clusters, ``labels`` and ``cost`` the
     last pass's (its own costs, renumbered), ``tot_nk`` its cluster sizes,
     ``trace[it]`` its objective terms, ``ints`` the loop's counters and flags.
     :data:`GROW` when a pass would open more clusters than the buffers hold
@@ -498,5 +513,8 @@ def run_passes(dat, cur, nxt, labels, cost, tot_nk, trace, ints, u, fp, ip):  # 
             if over >= ip[7]:
                 ints[ABORT] = 1
                 break
+        if ip[8] >= 0 and _short(trace, it, ip[8], ip[9]):
+            ints[ABORT] = 1
+            break
     ints[IT], ints[K_], ints[OVER] = it, K, over
     return DONE
