@@ -131,7 +131,8 @@ HINT_RTOL = 0.02
 #: margin of 2), and a fit stopped by this rule would have gained at most 1 cluster
 #: more when stopped 3 short (2 when 4 short, 3 when 7 short). A fit can stay one short
 #: of k for 20 passes and still gain the cluster (Penguins). Saves a fifth of Soybean's
-#: passes (K = 19); it never stops fits of K <= 3 (those short of k converge at pass 2).
+#: passes (K = 19); it never stops a fit when k <= 4 (fewer than k - 2 clusters for 3
+#: passes: none, or one, and a fit with one cluster two passes in a row has converged).
 PATIENCE_BELOW = 3
 
 
