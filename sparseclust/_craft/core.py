@@ -14,6 +14,7 @@ import math
 import threading
 import weakref
 from dataclasses import dataclass, fields, replace
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -1322,22 +1323,10 @@ def craft_fit(
     :class:`Blocked` data set on any executor (the Dask backend): the same kernels,
     the same random draws in the same order, hence the same fit.
     """
-    settings = Settings(
-        m=m,
-        rho=rho,
-        budget=budget,
-        eps_c=eps_c,
-        eps_v=eps_v,
-        sigma_floor=sigma_floor,
-        max_iter=max_iter,
-        shuffle=shuffle,
-        select_all=select_all,
-        sigma_override=sigma_override,
-        feature_terms=feature_terms,
-    )
-    consts = craft_constants(m, rho)
-    if not feature_terms:
-        consts = replace(consts, F0=0.0, F_delta=0.0)
+    settings, consts = _fit_settings(
+        m, rho, budget, eps_c, eps_v, sigma_floor, max_iter, shuffle, select_all,
+        sigma_override, feature_terms,
+    )  # fmt: skip
     if (fixed_k is None) == (lam is None):
         raise ValueError("craft_fit needs a lambda or fixed_k=, not both.")
     with single_blas_thread():
@@ -1364,6 +1353,43 @@ def craft_fit(
             with_nll=with_nll,
             rng=rng,
         )
+
+
+def _fit_settings(*args: Any) -> tuple[Settings, Constants]:
+    """:class:`Settings` and :class:`Constants` of :func:`craft_fit`'s keywords (in
+    :class:`Settings`' field order), made once per distinct set (a call to restart,
+    calibrate or choose the budget makes hundreds of fits with the same ones; both are
+    frozen, so shared)."""
+    try:
+        return _settings_of(*args)
+    except TypeError:  # an unhashable keyword (an array): made for this fit
+        return _settings_of.__wrapped__(*args)
+
+
+@lru_cache(maxsize=64, typed=True)
+def _settings_of(*args: Any) -> tuple[Settings, Constants]:
+    settings = Settings(*args)
+    consts = craft_constants(settings.m, settings.rho)
+    if not settings.feature_terms:
+        consts = replace(consts, F0=0.0, F_delta=0.0)
+    return settings, consts
+
+
+def _first_cluster(B: Blocked, i: int, v: np.ndarray) -> State:
+    """:func:`singleton` at row ``i`` (global position): read in place when the data are
+    one block in memory, else from the row fetched from its block (the same numbers)."""
+    ex = B.executor
+    if B.local and len(ex.blocks) == 1:
+        return singleton(ex.blocks[0], i, v)
+    return singleton(fetch_row(B, i), 0, v)
+
+
+class _Opening(NamedTuple):
+    """A fit's first cluster, to be opened at ``row`` with the selection ``v`` by the
+    compiled passes (:func:`_compiled_passes`) in their own buffers."""
+
+    row: int
+    v: np.ndarray
 
 
 class _Loop(NamedTuple):
@@ -1412,7 +1438,7 @@ def _fit(
         # v_1 ~ Bernoulli(m)^D, sigma_1 = 1.
         start = int(rng.integers(B.n))
         v1 = np.ones(D, dtype=bool) if settings.select_all else rng.random(D) < settings.m
-        st = singleton(fetch_row(B, start), 0, v1)
+        st = _Opening(start, v1) if _compiles(B, settings) else _first_cluster(B, start, v1)
     stops = (max_clusters, stop_above, stop_below)
     loop = _passes(B, st, threshold, settings, consts, rng, *stops)
     return _final_fit(B, lam, loop, settings, consts, with_nll, start)
@@ -1575,42 +1601,54 @@ def _compiled_passes(
     s = settings
     fp = (float(threshold), consts.F_delta, consts.a0, consts.b0, float(s.sigma_floor),
           -1.0 if s.sigma_override is None else float(s.sigma_override))  # fmt: skip
-    n_num = fixed_count(s.m, d.P) if d.P else 0
-    n_cat = fixed_count(s.m, d.Q) if d.Q else 0
+    n_num, n_cat = _fixed_counts(s.m, d.P, d.Q)
     stop_k, stop_n = stop_above if stop_above is not None else (-1, -1)
     below_k, below_n = stop_below if stop_below is not None else (-1, -1)
     ip = np.array([masked, s.select_all, n_num, n_cat, s.max_iter,
                    -1 if max_clusters is None else max_clusters, stop_k, stop_n,
                    below_k, below_n], dtype=np.int64)  # fmt: skip
-    labels, cost = np.zeros(d.n, dtype=np.int64), np.empty(d.n)
     trace = np.empty((s.max_iter, 3))
-    ints = np.zeros(8, dtype=np.int64)
-    ints[1] = st.K
-    cap = st.K if threshold == np.inf else max(2 * st.K, 64, (max_clusters or 0) + 2)
-    # the Bernoulli draws: uniforms taken from rng ahead, in its order; rng is put back
-    # where the draws used leave it
+    K = 1 if isinstance(st, _Opening) else st.K
+    cap = K if threshold == np.inf else max(2 * K, 64, (max_clusters or 0) + 2)
+    buf = _loop_buffers(d, cap)
+    cur, nxt, labels, cost, tot_nk, ints = buf.cur, buf.nxt, buf.labels, buf.cost, buf.nk, buf.ints
+    if isinstance(st, _Opening):
+        from .fit_jit import open_at
+
+        open_at(cur, st.row, st.v, dat)
+    else:
+        for a, b in zip(cur, (st.zeta, st.sigma, st.log_eta, st.counts, st.v)):
+            a[:K] = b
+    labels.fill(0)
+    ints.fill(0)
+    ints[1] = K
+    # the Bernoulli draws: uniforms taken from rng ahead, in its order (as many as the
+    # block's fits have needed so far: a call that runs out returns for more); rng is
+    # put back where the draws used leave it
+    D = d.P + d.Q
     before = rng.bit_generator.state
-    u = rng.random(0 if s.select_all else 64 * (d.P + d.Q))
-    while True:
-        cur = _buffers(st, ints[1], cap)
-        nxt = _buffers(None, 0, cap, like=cur)
-        tot_nk = np.empty(cap)
-        if run_passes(dat, cur, nxt, labels, cost, tot_nk, trace, ints, u, fp, ip) != GROW:
-            break
-        st = State(*(a[: ints[1]] for a in cur))
-        cap = max(cap, int(ints[6]))
-        if ints[7] + (ints[6] - ints[1]) * (d.P + d.Q) > u.size:
-            u = np.concatenate([u, rng.random(max(u.size, (ints[6] - ints[1]) * (d.P + d.Q)))])
+    u = rng.random(0 if s.select_all else max(64 * D, int(buf.draws[0])))
+    while run_passes(dat, cur, nxt, labels, cost, tot_nk, trace, ints, u, fp, ip) == GROW:
+        if ints[6] > cur[0].shape[0]:  # larger buffers, the clusters so far copied over
+            old = cur
+            buf = _loop_buffers(d, int(ints[6]))
+            cur, nxt, tot_nk = buf.cur, buf.nxt, buf.nk
+            for a, b in zip(cur, old):
+                a[: ints[1]] = b[: ints[1]]
+        if ints[7] + (ints[6] - ints[1]) * D > u.size:
+            need = int(ints[7] + (ints[6] - ints[1]) * D)
+            buf.draws[0] = max(buf.draws[0], need)
+            u = np.concatenate([u, rng.random(max(u.size, need - u.size))])
     if u.size:
         rng.bit_generator.state = before
         rng.random(int(ints[7]))
     it, K, K_tot = int(ints[0]), int(ints[1]), int(ints[6])
-    state = State(*(np.ascontiguousarray(a[:K]) for a in cur))
+    state = State(*(a[:K].copy() for a in cur))  # the buffers are reused by the next fit
     return _Loop(
         [{"labels": labels, "cost": cost, "counts": None}],
         None,
         state,
-        [(float(a), int(k), float(c)) for a, k, c in trace[:it]],
+        [(a, int(k), c) for a, k, c in trace[:it].tolist()],
         {"nk": tot_nk[:K_tot].copy()},
         it,
         bool(ints[3]),
@@ -1619,17 +1657,64 @@ def _compiled_passes(
     )
 
 
-def _buffers(st: State | None, K: int, cap: int, like: tuple | None = None) -> tuple:
-    """A state's arrays in buffers of ``cap`` clusters (zeta, sigma, log_eta, counts, v),
-    the first ``K`` rows ``st``'s."""
-    if st is None:
-        return tuple(np.zeros((cap,) + a.shape[1:], dtype=a.dtype) for a in like)
-    out = []
-    for a in (st.zeta, st.sigma, st.log_eta, st.counts, st.v):
-        buf = np.zeros((cap,) + a.shape[1:], dtype=np.bool_ if a.dtype == bool else np.float64)
-        buf[:K] = a[:K]
-        out.append(buf)
-    return tuple(out)
+@lru_cache(maxsize=256)
+def _fixed_counts(m: float, P: int, Q: int) -> tuple[int, int]:
+    """:func:`fixed_count` of the numeric and the categorical features (0 for none)."""
+    return (fixed_count(m, P) if P else 0), (fixed_count(m, Q) if Q else 0)
+
+
+class _LoopBuffers(NamedTuple):
+    """The arrays :func:`~sparseclust._craft.loop_jit.run_passes` works in: clusters
+    (zeta, sigma, log_eta, counts, v) of this and the next pass, each row's label and
+    own cost, cluster sizes, the loop's counters, and the most uniforms a fit on the
+    block has drawn (the next fits draw as many up front)."""
+
+    cur: tuple
+    nxt: tuple
+    labels: np.ndarray
+    cost: np.ndarray
+    nk: np.ndarray
+    ints: np.ndarray
+    draws: np.ndarray
+
+
+_LOOP_BUFFERS = threading.local()
+#: Largest set of cluster buffers (:func:`_loop_buffers`) kept between fits; larger
+#: ones (hundreds of clusters of many levels) are made per fit.
+LOOP_KEEP_BYTES = 1 << 24
+
+
+def _loop_buffers(d: CraftData, cap: int) -> _LoopBuffers:
+    """:class:`_LoopBuffers` of at least ``cap`` clusters for block ``d``, kept by this
+    thread while the block lives and reused fit after fit (a calibration makes hundreds
+    of fits on small data, where making them took as long as the passes). Contents are
+    undefined: the loop reads no cluster row it has not written, and a fit's results
+    are copies (nothing returned refers to them, except the labels and costs, which the
+    fit's end reads and copies)."""
+    store = _LOOP_BUFFERS.__dict__.get("store")
+    if store is None:
+        store = _LOOP_BUFFERS.store = weakref.WeakKeyDictionary()
+    buf = store.get(d)
+    if buf is not None and buf.nk.size >= cap:
+        return buf
+    if buf is not None:
+        cap = max(cap, 2 * buf.nk.size)
+    S, D = d.level_q.size, d.P + d.Q
+
+    def clusters() -> tuple:
+        return tuple(
+            np.zeros((cap, w), dtype=np.bool_ if j == 4 else np.float64)
+            for j, w in enumerate((d.P, d.P, S, S, D))
+        )
+
+    labels = buf.labels if buf is not None else np.zeros(d.n, dtype=np.int64)
+    cost = buf.cost if buf is not None else np.empty(d.n)
+    ints = buf.ints if buf is not None else np.zeros(8, dtype=np.int64)
+    draws = buf.draws if buf is not None else np.zeros(1, dtype=np.int64)
+    new = _LoopBuffers(clusters(), clusters(), labels, cost, np.empty(cap), ints, draws)
+    if cap * (2 * d.P + 2 * S + D) * 16 <= LOOP_KEEP_BYTES:
+        store[d] = new
+    return new
 
 
 def _shuffled_pass(
@@ -1672,17 +1757,12 @@ def _final_fit(
     st = loop.state
     threshold = np.inf if lam is None else lam + D * consts.F0
     fixed_k = lam is None
-    states, parts = ex.map(
-        _k_final,
-        loop.states,
-        st,
-        consts.F_delta,
-        settings.sigma_override,
-        loop.remap,
-        with_nll,
-        loop.known,
-        fixed_k,
-    )
+    args = (st, consts.F_delta, settings.sigma_override, loop.remap, with_nll, loop.known, fixed_k)
+    if B.local and len(ex.blocks) == 1:  # one block in memory (the compiled passes): no map
+        state, part = _k_final(ex.blocks[0], 0, loop.states[0], *args)
+        states, parts = [state], [part]
+    else:
+        states, parts = ex.map(_k_final, loop.states, *args)
     if fixed_k:
         lam = fixed_point_lambda(max(p["top"] for p in parts), D * consts.F0)
         threshold = lam + D * consts.F0
@@ -1959,14 +2039,14 @@ def release_states(data: CraftData | Blocked, *outs: Fit) -> None:
         release(*held)
 
 
-def add_nll(data: CraftData | Blocked, out: Fit) -> Fit:
+def add_nll(data: CraftData | Blocked, out: Fit, **changes: Any) -> Fit:
     """The fit with its negative log-likelihood (:func:`neg_loglik` over the blocks)
-    as ``nll``; a remote fit's states are those the kernel left (it consumes the
-    states it reads)."""
+    as ``nll``, and the other fields ``changes`` (one copy of the record); a remote
+    fit's states are those the kernel left (it consumes the states it reads)."""
     if out.nll is not None:
-        return out
+        return replace(out, **changes) if changes else out
     if out.labels is not None and not isinstance(data, Blocked):
-        return replace(out, nll=neg_loglik(data, out.state, out.labels))
+        return replace(out, nll=neg_loglik(data, out.state, out.labels), **changes)
     B = as_blocked(data)
     states = out.states
     if states is None:
@@ -1974,7 +2054,8 @@ def add_nll(data: CraftData | Blocked, out: Fit) -> Fit:
             {"labels": out.labels[a : a + n]} for a, n in zip(B.executor.offsets, B.executor.sizes)
         ]
     states, parts = B.executor.map(_k_nll, states, out.state)
-    return replace(out, nll=float(sum(parts)), states=states if out.states is not None else None)
+    held = states if out.states is not None else None
+    return replace(out, nll=float(sum(parts)), states=held, **changes)
 
 
 def compact_labels(parts: list[np.ndarray]) -> np.ndarray:

@@ -9,7 +9,6 @@ bisection so that its converged clustering has ``k`` clusters, starting below
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -179,12 +178,14 @@ def calibrated_run(
     ``known`` (lambda -> fit already made with this seed and ``k``), is not fitted
     again: the same fit, hence the same result, at no cost."""
     memo: dict[float, core.Fit] = dict(known or {})
+    kw = {**stop_rules(k), **settings.kwargs()}
+    rng = np.random.default_rng(seed)
+    fresh = rng.bit_generator.state  # each fit starts from the seed's state
 
     def fit(lam: float) -> core.Fit:
         if lam not in memo:
-            memo[lam] = core.craft_fit(
-                d, lam, rng=np.random.default_rng(seed), **stop_rules(k), **settings.kwargs()
-            )
+            rng.bit_generator.state = fresh
+            memo[lam] = core.craft_fit(d, lam, rng=rng, **kw)
         return memo[lam]
 
     # warn=False, not a warnings filter: restarts may run in threads (on a cluster)
@@ -200,5 +201,4 @@ def calibrated_run(
         warn=False,
     )
     core.release_states(d, *[other for other in memo.values() if other is not out])
-    out = core.add_nll(d, replace(out, lam=lam, calibration=trace))
-    return replace(out, kind="calibrated")
+    return core.add_nll(d, out, lam=lam, calibration=trace, kind="calibrated")

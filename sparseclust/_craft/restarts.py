@@ -58,8 +58,7 @@ def restart_at(d: Data, settings: core.Settings, k: int, seed: Any, lam: float) 
     )
     if out.state.K != k:  # the calibration's first fit, at the hint, is this one
         return lam_.calibrated_run(d, settings, k, seed, None, 8, {lam: out}, start=lam)
-    out = core.add_nll(d, replace(out, lam=lam))
-    return replace(out, kind="calibrated")
+    return core.add_nll(d, out, lam=lam, kind="calibrated")
 
 
 def seeded_run(d: Data, settings: core.Settings, k: int, seed: Any) -> core.Fit:
