@@ -1627,7 +1627,7 @@ def _compiled_passes(
     # put back where the draws used leave it
     D = d.P + d.Q
     before = rng.bit_generator.state
-    u = rng.random(0 if s.select_all else max(64 * D, int(buf.draws[0])))
+    u = _uniforms(buf, rng, before, 0 if s.select_all else max(64 * D, int(buf.draws[0])))
     while run_passes(dat, cur, nxt, labels, cost, tot_nk, trace, ints, u, fp, ip) == GROW:
         if ints[6] > cur[0].shape[0]:  # larger buffers, the clusters so far copied over
             old = cur
@@ -1638,7 +1638,7 @@ def _compiled_passes(
         if ints[7] + (ints[6] - ints[1]) * D > u.size:
             need = int(ints[7] + (ints[6] - ints[1]) * D)
             buf.draws[0] = max(buf.draws[0], need)
-            u = np.concatenate([u, rng.random(max(u.size, need - u.size))])
+            u = _uniforms(buf, rng, before, max(2 * u.size, need))
     if u.size:
         rng.bit_generator.state = before
         rng.random(int(ints[7]))
@@ -1657,6 +1657,21 @@ def _compiled_passes(
     )
 
 
+def _uniforms(buf: _LoopBuffers, rng: np.random.Generator, before: dict, size: int) -> np.ndarray:
+    """``rng.random(size)`` drawn from the generator state ``before`` (``rng`` left
+    anywhere: the caller puts it back), or the same numbers kept from the last fit on the
+    block that drew from that state (every fit of a calibration starts from its seed's:
+    the same draws)."""
+    held = buf.held
+    if size and held and held[0] == before and held[1].size >= size:
+        return held[1]
+    rng.bit_generator.state = before
+    u = rng.random(size)
+    if size and 8 * size <= LOOP_KEEP_BYTES:
+        held[:] = [before, u]
+    return u
+
+
 @lru_cache(maxsize=256)
 def _fixed_counts(m: float, P: int, Q: int) -> tuple[int, int]:
     """:func:`fixed_count` of the numeric and the categorical features (0 for none)."""
@@ -1666,8 +1681,9 @@ def _fixed_counts(m: float, P: int, Q: int) -> tuple[int, int]:
 class _LoopBuffers(NamedTuple):
     """The arrays :func:`~sparseclust._craft.loop_jit.run_passes` works in: clusters
     (zeta, sigma, log_eta, counts, v) of this and the next pass, each row's label and
-    own cost, cluster sizes, the loop's counters, and the most uniforms a fit on the
-    block has drawn (the next fits draw as many up front)."""
+    own cost, cluster sizes, the loop's counters, the most uniforms a fit on the block
+    has drawn (the next fits draw as many up front) and the last uniforms drawn with the
+    generator state they were drawn from (:func:`_uniforms`)."""
 
     cur: tuple
     nxt: tuple
@@ -1676,6 +1692,7 @@ class _LoopBuffers(NamedTuple):
     nk: np.ndarray
     ints: np.ndarray
     draws: np.ndarray
+    held: list
 
 
 _LOOP_BUFFERS = threading.local()
@@ -1711,7 +1728,8 @@ def _loop_buffers(d: CraftData, cap: int) -> _LoopBuffers:
     cost = buf.cost if buf is not None else np.empty(d.n)
     ints = buf.ints if buf is not None else np.zeros(8, dtype=np.int64)
     draws = buf.draws if buf is not None else np.zeros(1, dtype=np.int64)
-    new = _LoopBuffers(clusters(), clusters(), labels, cost, np.empty(cap), ints, draws)
+    held = buf.held if buf is not None else []
+    new = _LoopBuffers(clusters(), clusters(), labels, cost, np.empty(cap), ints, draws, held)
     if cap * (2 * d.P + 2 * S + D) * 16 <= LOOP_KEEP_BYTES:
         store[d] = new
     return new
