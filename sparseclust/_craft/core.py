@@ -1895,7 +1895,8 @@ def seed_clusters(
     proportional to its smallest cost to the singletons so far minus the smallest
     such cost over all points (points already taken excluded). Each singleton uses
     ``v ~ Bernoulli(m)^D`` (all features with ``select_all``). Fewer than ``K`` when
-    no point is left with a positive weight. Returns (state, first point).
+    no point is left with a positive weight. Returns (state, first point). On one
+    in-memory block the seeding runs compiled (:func:`_compiled_seeds`), the same seeds.
     """
     if _seeds_compile(data):
         return _compiled_seeds(data, K, m, F_delta, select_all, sigma_override, rng)
