@@ -14,6 +14,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -186,12 +187,21 @@ def _from_hint(
         lam, kk, step = nxt, k_nxt, min(step * step, 1e6)
 
 
+@lru_cache(maxsize=1)
+def _trace_columns() -> pd.Index:
+    """The columns of a calibration trace, made once: a frame built on (a copy of) it
+    skips the columns' dtype inference, half the cost of a small frame (a calibration
+    per restart, dozens per call)."""
+    return pd.Index(["lam", "n_clusters"])
+
+
 def _result(
     tried: list[tuple[float, int, Any]], k: int, warn: bool
 ) -> tuple[Any, float, pd.DataFrame]:
     """The first fit with ``k`` clusters, else the nearest (ties: the larger lambda),
     warned unless ``warn`` is False; with the trace of every (lam, n_clusters) tried."""
-    trace = pd.DataFrame([(lam, kk) for lam, kk, _ in tried], columns=["lam", "n_clusters"])
+    columns = _trace_columns().copy()  # a frame's own (its name may be set)
+    trace = pd.DataFrame([(lam, kk) for lam, kk, _ in tried], columns=columns)
     exact = [t for t in tried if t[1] == k]
     if exact:
         lam, _, r = exact[0]
