@@ -1457,7 +1457,7 @@ def _passes(
 ) -> _Loop:
     """CAF passes, parameter updates and selection until no label changes (or a stop);
     in one compiled call when the data are one block in memory (:func:`_compiled_passes`)."""
-    if _compiles(B, settings):
+    if isinstance(st, _Opening) or _compiles(B, settings):  # _fit checked it already
         stops = (max_clusters, stop_above, stop_below)
         return _compiled_passes(B, st, threshold, settings, consts, rng, stops)
     ex = B.executor
@@ -1770,8 +1770,8 @@ def _final_fit(
     start: int,
 ) -> Fit:
     """After the last pass: own costs, objective, likelihood, and the fit's record."""
-    ex = B.executor
-    D = B.P + B.Q
+    ex, head = B.executor, B.header
+    D = head.P + head.Q
     st = loop.state
     threshold = np.inf if lam is None else lam + D * consts.F0
     fixed_k = lam is None
