@@ -1663,13 +1663,27 @@ def _uniforms(buf: _LoopBuffers, rng: np.random.Generator, before: dict, size: i
     block that drew from that state (every fit of a calibration starts from its seed's:
     the same draws)."""
     held = buf.held
-    if size and held and held[0] == before and held[1].size >= size:
+    if size and held and held[1].size >= size and _same_state(held[0], before):
         return held[1]
     rng.bit_generator.state = before
     u = rng.random(size)
     if size and 8 * size <= LOOP_KEEP_BYTES:
         held[:] = [before, u]
     return u
+
+
+def _same_state(a: Any, b: Any) -> bool:
+    """Two generator states (``bit_generator.state``) equal. States holding arrays (the
+    Mersenne Twister's key, ...) are compared element by element."""
+    try:
+        return bool(a == b)
+    except ValueError:  # an array of several elements compared
+        pass
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same_state(a[key], b[key]) for key in a)
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return bool(np.array_equal(a, b))
+    return bool(type(a) is type(b) and a == b)
 
 
 @lru_cache(maxsize=256)
