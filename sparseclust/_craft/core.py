@@ -15,6 +15,7 @@ import threading
 import weakref
 from dataclasses import dataclass, fields, replace
 from functools import lru_cache
+from importlib import import_module
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -1591,8 +1592,8 @@ def _compiled_passes(
     order, the same draws from ``rng``, hence the same fit bit for bit. ``stops``:
     ``(max_clusters, stop_above, stop_below)``."""
     max_clusters, stop_above, stop_below = stops
-    from .loop_jit import GROW, run_passes
-
+    loop_jit = _kernels("loop_jit")
+    GROW, run_passes = loop_jit.GROW, loop_jit.run_passes
     d = B.executor.blocks[0]
     masked = d.M is not None
     dat = _LOOP_INPUTS.get(d)
@@ -1613,9 +1614,7 @@ def _compiled_passes(
     buf = _loop_buffers(d, cap)
     cur, nxt, labels, cost, tot_nk, ints = buf.cur, buf.nxt, buf.labels, buf.cost, buf.nk, buf.ints
     if isinstance(st, _Opening):
-        from .fit_jit import open_at
-
-        open_at(cur, st.row, st.v, dat)
+        _kernels("fit_jit").open_at(cur, st.row, st.v, dat)
     else:
         for a, b in zip(cur, (st.zeta, st.sigma, st.log_eta, st.counts, st.v)):
             a[:K] = b
@@ -1643,7 +1642,7 @@ def _compiled_passes(
         rng.bit_generator.state = before
         rng.random(int(ints[7]))
     it, K, K_tot = int(ints[0]), int(ints[1]), int(ints[6])
-    state = State(*(a[:K].copy() for a in cur))  # the buffers are reused by the next fit
+    state = State(*[a[:K].copy() for a in cur])  # the buffers are reused by the next fit
     return _Loop(
         [{"labels": labels, "cost": cost, "counts": None}],
         None,
@@ -1655,6 +1654,19 @@ def _compiled_passes(
         bool(ints[4]),
         bool(ints[5]),
     )
+
+
+_KERNEL_MODULES: dict[str, Any] = {}
+
+
+def _kernels(name: str) -> Any:
+    """The compiled module ``name`` of this package (``"loop_jit"``, ...), imported on
+    its first use and kept: an import statement in a function costs microseconds on
+    every call, and the compiled path makes hundreds of fits a call."""
+    module = _KERNEL_MODULES.get(name)
+    if module is None:
+        module = _KERNEL_MODULES[name] = import_module(f".{name}", __package__)
+    return module
 
 
 def _uniforms(buf: _LoopBuffers, rng: np.random.Generator, before: dict, size: int) -> np.ndarray:
