@@ -1130,6 +1130,30 @@ def _k_final(
     return {"labels": labels}, out
 
 
+def _k_final_compiled(
+    block, offset, state, st, F_delta, sigma_override, remap, with_nll, known, top
+):
+    """:func:`_k_final` of a fit whose passes ran compiled and whose last pass's costs
+    are not the final ones (a fit stopped early): the final costs in one compiled call
+    (:func:`~sparseclust._craft.fit_jit.final_costs`, the loop's own costs) instead of
+    the numpy pieces; the same numbers, picked and summed as there."""
+    labels = state["labels"]
+    out = {"cost": 0.0, "nll": 0.0, "top": -np.inf}
+    if block.n:
+        so = -1.0 if sigma_override is None else float(sigma_override)
+        cur = (st.zeta, st.sigma, st.log_eta, st.counts, st.v)
+        dat = _LOOP_INPUTS[block]
+        fp = (np.inf, F_delta, 0.0, 0.0, 0.0, so)
+        D = _kernels("fit_jit").final_costs(cur, st.K, dat, fp, block.M is not None)
+        own = _pick(D, labels, np.empty(block.n))
+        if top:
+            out["top"] = float(D.min(axis=1).max())
+        out["cost"] = float(own.sum())
+        if with_nll:
+            out["nll"] = neg_loglik(block, st, labels)
+    return {"labels": labels}, out
+
+
 def _k_nll(block, offset, state, st):
     return state, neg_loglik(block, st, state["labels"]) if block.n else 0.0
 
@@ -1803,7 +1827,10 @@ def _final_fit(
     fixed_k = lam is None
     args = (st, consts.F_delta, settings.sigma_override, loop.remap, with_nll, loop.known, fixed_k)
     if B.local and len(ex.blocks) == 1:  # one block in memory (the compiled passes): no map
-        state, part = _k_final(ex.blocks[0], 0, loop.states[0], *args)
+        final = _k_final
+        if not loop.known and loop.remap is None and _compiles(B, settings):
+            final = _k_final_compiled  # the costs by the loop's kernel (the same numbers)
+        state, part = final(ex.blocks[0], 0, loop.states[0], *args)
         states, parts = [state], [part]
     else:
         states, parts = ex.map(_k_final, loop.states, *args)

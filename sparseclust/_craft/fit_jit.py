@@ -10,10 +10,12 @@ numpy calls on each of the hundreds of fits of a calibration.
 
 from __future__ import annotations
 
-from .._engine.jit import kernel
-from .loop_jit import _singleton
+import numpy as np
 
-__all__ = ["open_at"]
+from .._engine.jit import kernel
+from .loop_jit import _all_costs, _singleton
+
+__all__ = ["final_costs", "open_at"]
 
 
 @kernel
@@ -23,3 +25,12 @@ def open_at(cur, i, v, dat):  # pragma: no cover - compiled
     (``core._loop_inputs``). Returns ``i``."""
     _singleton(cur, 0, i, v, dat)
     return i
+
+
+@kernel
+def final_costs(cur, K, dat, fp, masked):  # pragma: no cover - compiled
+    """The costs (rows, clusters) of every row of the block to the ``K`` clusters of
+    ``cur`` (``loop_jit._all_costs``: the numbers of the loop's passes, those of
+    ``core._cost_pieces``); ``fp``: the loop's float parameters (F_delta, sigma_override
+    read)."""
+    return _all_costs(cur, np.int64(0), K, dat, fp, masked)

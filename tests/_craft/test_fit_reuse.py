@@ -99,3 +99,35 @@ def test_generators_whose_state_holds_arrays():
         for a, b in zip(runs[0][0], runs[1][0]):
             np.testing.assert_array_equal(a, b)
         assert runs[0][1] == runs[1][1]
+
+
+def _numpy_path(fit_call):
+    old, core.COMPILED_CELLS = core.COMPILED_CELLS, 0
+    try:
+        return fit_call()
+    finally:
+        core.COMPILED_CELLS = old
+
+
+def test_final_costs_of_fits_stopped_early():
+    """Fits whose last pass's costs are not the final ones (stopped by the cluster cap or
+    at max_iter) take their final costs from the loop's compiled costs: the objective,
+    the likelihood and a seeded fit's lambda equal the numpy path's."""
+    data = _data(5)
+    calls = [
+        lambda: core.craft_fit(
+            data, 0.3, rng=np.random.default_rng(2), m=0.4, rho=0.2, max_clusters=4, with_nll=True
+        ),
+        lambda: core.craft_fit(
+            data, 4.0, rng=np.random.default_rng(2), m=0.4, rho=0.2, max_iter=1, with_nll=True
+        ),
+        lambda: core.seeded_fit(
+            data, 4, rng=np.random.default_rng(6), m=0.4, rho=0.2, max_iter=1, with_nll=True
+        ),
+    ]
+    for call in calls:
+        got, want = call(), _numpy_path(call)
+        assert not got.converged
+        for a, b in zip(_record(got), _record(want)):
+            np.testing.assert_array_equal(a, b)
+        assert (got.nll, got.lam) == (want.nll, want.lam)
