@@ -1142,7 +1142,7 @@ def _k_final_compiled(
     if block.n:
         so = -1.0 if sigma_override is None else float(sigma_override)
         cur = (st.zeta, st.sigma, st.log_eta, st.counts, st.v)
-        dat = _LOOP_INPUTS[block]
+        dat = _block_inputs(block)
         fp = (np.inf, F_delta, 0.0, 0.0, 0.0, so)
         D = _kernels("fit_jit").final_costs(cur, st.K, dat, fp, block.M is not None)
         own = _pick(D, labels, np.empty(block.n))
@@ -1558,15 +1558,24 @@ COMPILED_CELLS = 1 << 22
 
 
 def _compiles(B: Blocked, settings: Settings) -> bool:
-    """Whether :func:`_passes` runs compiled: one in-memory block, rows in data order,
-    the fixed budget (or every feature kept)."""
-    ex = B.executor
+    """Whether :func:`_passes` runs compiled: data the kernels take
+    (:func:`_block_compiles`), rows in data order, the fixed budget (or every feature
+    kept)."""
     return (
-        B.local
-        and len(ex.sizes) == 1
-        and B.n <= PIECE_ROWS
+        _block_compiles(B)
         and not settings.shuffle
         and (settings.budget == "fixed" or settings.select_all)
+    )
+
+
+def _block_compiles(B: Blocked) -> bool:
+    """Whether the compiled kernels (passes, seeding) take the data: one in-memory
+    block of at most :data:`PIECE_ROWS` rows whose log tables fit
+    :data:`COMPILED_CELLS`."""
+    return (
+        B.local
+        and len(B.executor.sizes) == 1
+        and B.n <= PIECE_ROWS
         and (B.n + 1) * (B.Q + 1) <= COMPILED_CELLS
     )
 
@@ -1588,6 +1597,15 @@ def _log_tables(d: CraftData) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 _LOOP_INPUTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _block_inputs(d: CraftData) -> tuple:
+    """:func:`_loop_inputs` of block ``d``, made on its first compiled use and kept
+    while it lives."""
+    dat = _LOOP_INPUTS.get(d)
+    if dat is None:
+        dat = _LOOP_INPUTS[d] = _loop_inputs(d)
+    return dat
 
 
 def _loop_inputs(d: CraftData) -> tuple:
@@ -1620,9 +1638,7 @@ def _compiled_passes(
     GROW, run_passes = loop_jit.GROW, loop_jit.run_passes
     d = B.executor.blocks[0]
     masked = d.M is not None
-    dat = _LOOP_INPUTS.get(d)
-    if dat is None:
-        dat = _LOOP_INPUTS[d] = _loop_inputs(d)
+    dat = _block_inputs(d)
     s = settings
     fp = (float(threshold), consts.F_delta, consts.a0, consts.b0, float(s.sigma_floor),
           -1.0 if s.sigma_override is None else float(s.sigma_override))  # fmt: skip
@@ -1951,7 +1967,7 @@ def seed_clusters(
     no point is left with a positive weight. Returns (state, first point). On one
     in-memory block the seeding runs compiled (:func:`_compiled_seeds`), the same seeds.
     """
-    if _seeds_compile(data):
+    if _block_compiles(data):
         return _compiled_seeds(data, K, m, F_delta, select_all, sigma_override, rng)
     ex = data.executor
     D = data.P + data.Q
@@ -1977,17 +1993,6 @@ def seed_clusters(
     return st, taken[0]
 
 
-def _seeds_compile(data: Blocked) -> bool:
-    """Whether :func:`seed_clusters` runs compiled (:func:`_compiled_seeds`): the data
-    conditions of the compiled passes (:func:`_compiles`), one in-memory block."""
-    return (
-        data.local
-        and len(data.executor.sizes) == 1
-        and data.n <= PIECE_ROWS
-        and (data.n + 1) * (data.Q + 1) <= COMPILED_CELLS
-    )
-
-
 def _compiled_seeds(data: Blocked, K, m, F_delta, select_all, sigma_override, rng):
     """:func:`seed_clusters` on one in-memory block in one compiled call
     (:func:`~sparseclust._craft.seed_jit.seed_rows`): the same draws from ``rng`` in the
@@ -1997,9 +2002,7 @@ def _compiled_seeds(data: Blocked, K, m, F_delta, select_all, sigma_override, rn
     from .seed_jit import seed_rows
 
     d = data.executor.blocks[0]
-    dat = _LOOP_INPUTS.get(d)
-    if dat is None:
-        dat = _LOOP_INPUTS[d] = _loop_inputs(d)
+    dat = _block_inputs(d)
     D, S = d.P + d.Q, d.level_q.size
     before = rng.bit_generator.state
     first = int(rng.integers(d.n))

@@ -51,7 +51,7 @@ def _seeds(data, K, seed, *, compiled, block_rows=core.BLOCK_ROWS, **kw):
     old = core.COMPILED_CELLS
     core.COMPILED_CELLS = old if compiled else 0
     try:
-        assert core._seeds_compile(B) == (compiled and block_rows >= data.n)
+        assert core._block_compiles(B) == (compiled and block_rows >= data.n)
         rng = np.random.default_rng(seed)
         st, first = core.seed_clusters(B, K, rng=rng, **kw)
     finally:
