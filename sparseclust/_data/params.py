@@ -581,6 +581,25 @@ def written(name: str) -> bool:
     return name in _GIVEN.get()[1]
 
 
+def _interrupted(error: SystemError) -> bool:
+    """Whether ``error`` is a Ctrl-C that a compiled kernel turned into a SystemError.
+
+    A SIGINT arriving while numba's compiled code has called back into Python (it
+    does, briefly, to unpickle a constant) raises KeyboardInterrupt there; the
+    dispatcher then reports "returned a result with an exception set" as a
+    SystemError caused by it. The caller pressed Ctrl-C and must get the
+    KeyboardInterrupt, not an internal error.
+
+    Examples
+    --------
+    >>> e = SystemError("returned a result with an exception set")
+    >>> e.__cause__ = KeyboardInterrupt()
+    >>> _interrupted(e), _interrupted(SystemError("other"))
+    (True, False)
+    """
+    return isinstance(error.__cause__ or error.__context__, KeyboardInterrupt)
+
+
 def rules(**declared: Rule) -> Callable[[F], F]:
     """Declare a public function's parameter rules, checked in one place.
 
@@ -623,6 +642,10 @@ def rules(**declared: Rule) -> Callable[[F], F]:
             token = _GIVEN.set((checked, given))
             try:
                 return func(*bound.args, **bound.kwargs)
+            except SystemError as e:
+                if _interrupted(e):
+                    raise KeyboardInterrupt from e
+                raise
             finally:
                 _GIVEN.reset(token)
 

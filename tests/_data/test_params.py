@@ -105,3 +105,29 @@ def test_rule_rejects_bad_value(fname, pname, bad):
     with pytest.raises((ValueError, TypeError)) as err:
         func(*args, **kwargs)
     assert pname in str(err.value), str(err.value)
+
+
+def test_ctrl_c_inside_a_compiled_kernel_reaches_the_caller_as_keyboard_interrupt():
+    """numba reports a KeyboardInterrupt raised while its code called back into Python
+    as a SystemError caused by it; the public boundary gives the caller the Ctrl-C."""
+    from sparseclust._data.params import Int, rules
+
+    def kernel_hit_by_sigint():
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as e:
+            raise SystemError("returned a result with an exception set") from e
+
+    @rules(k=Int(min=1))
+    def fit(k):
+        kernel_hit_by_sigint()
+
+    @rules(k=Int(min=1))
+    def broken(k):
+        raise SystemError("a real internal error")
+
+    with pytest.raises(KeyboardInterrupt) as got:
+        fit(1)
+    assert isinstance(got.value.__cause__, SystemError)
+    with pytest.raises(SystemError, match="real internal"):
+        broken(1)
