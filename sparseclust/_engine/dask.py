@@ -20,7 +20,6 @@ import threading
 import uuid
 import warnings
 from collections.abc import Callable
-from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
@@ -28,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from .._data.dtypes import _sorted_levels, densify
-from .._data.params import user_stacklevel
+from .._data.params import user_stacklevel, watch_sigint
 from .._data.stages import SMALL_SD, check_magnitudes, warn_constant
 from .._data.table import VariableSpec, build_table, is_dask_collection, transform_like
 from ..exceptions import PerformanceWarning
@@ -137,31 +136,6 @@ class _Request:
         self.results: list[Any] | None = None
         self.error: BaseException | None = None
         self.done = False
-
-
-@contextmanager
-def _sigint_flag() -> Any:
-    """An event set by Ctrl-C while the block runs (in the main thread, where the
-    default handler is installed; the handler still raises KeyboardInterrupt). A
-    KeyboardInterrupt raised while the main thread runs a finaliser is printed and
-    dropped by Python; the event keeps it, so the wait below still stops."""
-    import signal
-
-    flag = threading.Event()
-    main = threading.current_thread() is threading.main_thread()
-    if not main or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
-        yield flag
-        return
-
-    def on_sigint(signum: int, frame: Any) -> None:
-        flag.set()
-        signal.default_int_handler(signum, frame)
-
-    signal.signal(signal.SIGINT, on_sigint)
-    try:
-        yield flag
-    finally:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def _finished(futures: list[Any], interrupted: threading.Event) -> Any:
@@ -326,7 +300,7 @@ class FutureBlocks:
                     self._active -= 1
                     self._maybe_flush()
 
-        with ThreadPoolExecutor(max_workers=len(tasks)) as pool, _sigint_flag() as interrupted:
+        with ThreadPoolExecutor(max_workers=len(tasks)) as pool, watch_sigint() as interrupted:
             futures = [pool.submit(run, t) for t in tasks]
             try:
                 done = _finished(futures, interrupted)

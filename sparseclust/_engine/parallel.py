@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import sys
 import warnings
 from collections.abc import Callable, Iterator, Sequence
@@ -22,6 +23,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
+from .._data.params import check_interrupt
 from .threads import single_blas_thread
 
 __all__ = [
@@ -83,7 +85,7 @@ def run_parallel(
     if not tasks:
         return []
     if n_jobs in (None, 1) or len(tasks) == 1 or _IN_WORKER:
-        return [func(*a) for a in _bar(tasks, progress, desc)]
+        return [_checked(func, *a) for a in _bar(tasks, progress, desc)]
     from joblib import Parallel, delayed
 
     calls = (delayed(func)(*a) for a in _bar(tasks, progress, desc))
@@ -92,6 +94,12 @@ def run_parallel(
     except KeyboardInterrupt:
         _stop_idle_workers()
         raise
+
+
+def _checked(func: Callable[..., Any], *args: Any) -> Any:
+    """``func(*args)`` once no lost Ctrl-C is pending (:func:`check_interrupt`)."""
+    check_interrupt()
+    return func(*args)
 
 
 def _stop_idle_workers() -> None:
@@ -125,8 +133,15 @@ def _worker_start() -> None:
     """Worker initialiser: marks the process as a worker. Its BLAS runs one thread (two
     workers on two cores would otherwise run four BLAS threads): the limit is set in
     the parent around the fork and inherited, which costs a worker nothing (setting
-    it in each worker took about 50 ms of its start on a busy machine)."""
+    it in each worker took about 50 ms of its start on a busy machine).
+
+    Ctrl-C is the caller's to handle: a worker ignores SIGINT (a terminal sends it to
+    the whole process group) and is stopped by the caller, whose KeyboardInterrupt
+    ends the pool's ``with`` block. A worker that took the signal itself died in
+    whatever it was doing, printing tracebacks over the user's terminal, and a
+    signal landing inside a compiled kernel surfaced there as a SystemError."""
     global _IN_WORKER
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _IN_WORKER = True
 
 
@@ -152,6 +167,7 @@ def _drain(_: Any, bar: Any = None) -> list[tuple[int, Any]]:
             bar.update(min(i, len(tasks)) - bar.n)
         if i >= len(tasks):
             break
+        check_interrupt()
         out.append((i, func(_SHARED, *tasks[i])))
     if bar is not None:
         bar.update(len(tasks) - bar.n)
@@ -182,7 +198,7 @@ def run_shared(
     progress = _PROGRESS.get() if progress is None else progress
     workers = worker_count(n_jobs, len(tasks))
     if workers == 1:
-        return [func(shared, *a) for a in _bar(tasks, progress, desc)]
+        return [_checked(func, shared, *a) for a in _bar(tasks, progress, desc)]
     if not _fork_available():
         return run_parallel(
             func, [(shared, *a) for a in tasks], n_jobs=workers, progress=progress, desc=desc

@@ -131,3 +131,77 @@ def test_ctrl_c_inside_a_compiled_kernel_reaches_the_caller_as_keyboard_interrup
     assert isinstance(got.value.__cause__, SystemError)
     with pytest.raises(SystemError, match="real internal"):
         broken(1)
+
+
+def _sigint_swallowed():
+    """What a finaliser or a compiled kernel's error handling can do to a Ctrl-C."""
+    import os
+    import signal
+    import time
+
+    try:
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(1.0)  # the handler runs here
+    except KeyboardInterrupt:
+        pass
+
+
+@pytest.mark.skipif(not hasattr(__import__("signal"), "SIGINT"), reason="needs SIGINT")
+def test_a_lost_ctrl_c_still_stops_the_call():
+    import signal
+
+    from sparseclust._data.params import Int, check_interrupt, rules
+
+    ran = []
+
+    @rules(k=Int(min=0))
+    def fit(k):
+        for i in range(k):
+            check_interrupt()  # as run_shared does between tasks
+            ran.append(i)
+            _sigint_swallowed()
+        return "finished"
+
+    with pytest.raises(KeyboardInterrupt):
+        fit(3)
+    assert ran == [0]  # stopped at the next task, not at the end
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert fit(0) == "finished"  # the next call starts clean
+
+
+def test_a_users_own_sigint_handler_is_left_alone():
+    import signal
+
+    from sparseclust._data.params import Int, rules
+
+    seen = []
+    mine = lambda signum, frame: seen.append(signum)  # noqa: E731
+
+    @rules(k=Int(min=1))
+    def fit(k):
+        assert signal.getsignal(signal.SIGINT) is mine
+        _sigint_swallowed()
+        return "finished"
+
+    old = signal.signal(signal.SIGINT, mine)
+    try:
+        assert fit(1) == "finished"
+    finally:
+        signal.signal(signal.SIGINT, old)
+    assert seen == [signal.SIGINT]
+
+
+def test_run_shared_stops_at_the_next_task_after_a_lost_ctrl_c():
+    from sparseclust._data.params import watch_sigint
+    from sparseclust._engine.parallel import run_shared
+
+    ran = []
+
+    def task(shared, i):
+        ran.append(i)
+        if i == 1:
+            _sigint_swallowed()
+
+    with pytest.raises(KeyboardInterrupt), watch_sigint():
+        run_shared(task, None, [(i,) for i in range(5)], n_jobs=1)
+    assert ran == [0, 1]

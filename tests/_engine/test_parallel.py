@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import time
 
 import numpy as np
@@ -37,6 +38,23 @@ def test_results_in_task_order_for_any_n_jobs():
 @pytest.mark.skipif(not _fork_available(), reason="forked workers on Linux only")
 def test_workers_run_one_blas_thread():
     assert run_shared(_blas_threads, None, [(), ()], n_jobs=2) == [1, 1]
+
+
+def _sigint_handling(shared, i):
+    time.sleep(0.05)  # long enough for the forked worker to claim one
+    return os.getpid(), signal.getsignal(signal.SIGINT)
+
+
+@pytest.mark.skipif(not _fork_available(), reason="forked workers on Linux only")
+def test_ctrl_c_is_the_callers_workers_ignore_sigint():
+    """A terminal's Ctrl-C reaches the whole process group: the workers ignore it and the
+    caller, whose handler stays Python's, stops them (tests/test_interrupts.py)."""
+    got = run_shared(_sigint_handling, None, [(i,) for i in range(20)], n_jobs=2)
+    theirs = {h for pid, h in got if pid != os.getpid()}
+    mine = {h for pid, h in got if pid == os.getpid()}
+    assert theirs == {signal.SIG_IGN}
+    assert mine == {signal.default_int_handler}
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
 def test_worker_count():
