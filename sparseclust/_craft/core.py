@@ -2161,9 +2161,9 @@ def neg_loglik(data: CraftData, st: State, labels: np.ndarray) -> float:
     """
     total = 0.0
     P = data.P
-    if P:
-        from .nll_jit import numeric_terms
+    from .nll_jit import numeric_terms, own_level_sums
 
+    if P:
         sd = np.where(data.col_sd > 0, data.col_sd, 1.0)
         # per cluster (numpy), then each cell's term compiled: the same numbers
         den, log_sig = 2 * st.sigma * st.sigma, np.log(st.sigma)
@@ -2192,9 +2192,7 @@ def neg_loglik(data: CraftData, st: State, labels: np.ndarray) -> float:
         vcat = st.v[:, P:]
         A = (data.log_eta0[None, :] - st.log_eta) * vcat[:, data.level_q]
         table = _level_table(data.offsets, A)
-        per = np.empty(data.n)
-        for a in range(0, data.n, PIECE_ROWS):
-            b = min(a + PIECE_ROWS, data.n)
-            _pick(_level_sums(data.codes, data.offsets, table, a, b), labels[a:b], per[a:b])
+        lab = np.asarray(labels, dtype=np.int64)
+        per = own_level_sums(data.codes.T, data.offsets, table, lab, np.empty(data.n))
         total += float(per.sum() + data.g0.sum())
     return total

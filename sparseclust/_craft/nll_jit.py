@@ -1,4 +1,4 @@
-"""The numeric terms of CRAFT's restart likelihood compiled (:func:`~sparseclust._craft.core.neg_loglik`).
+"""CRAFT's restart likelihood compiled (:func:`~sparseclust._craft.core.neg_loglik`).
 
 Imported only inside :mod:`.core` (``import sparseclust`` loads no numba). The kernel
 computes each cell's term with the operations of the numpy code it replaces, in the
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from .._engine.jit import kernel
 
-__all__ = ["numeric_terms"]
+__all__ = ["numeric_terms", "own_level_sums"]
 
 
 @kernel
@@ -37,4 +37,22 @@ def numeric_terms(
             if masked:
                 val = val * (1.0 if M[a + r, p] else 0.0)
             out[r, p] = val
+    return out
+
+
+@kernel
+def own_level_sums(codes_t, offsets, table, labels, out):  # pragma: no cover - compiled
+    """``out[r] = sum_q table[codes_t[q, r] + offsets[q] + q + 1, labels[r]]``: each
+    row's categorical term in its own cluster only, added feature by feature in feature
+    order from the first feature's row, as
+    :func:`~sparseclust._craft.costs_jit.level_sums` adds every cluster's (whose column
+    ``labels[r]`` the numpy code picked): the same number bit for bit, at one K-th of
+    the work."""
+    Q = codes_t.shape[0]
+    for r in range(out.shape[0]):
+        k = labels[r]
+        x = table[codes_t[0, r] + offsets[0] + 1, k]
+        for q in range(1, Q):
+            x += table[codes_t[q, r] + offsets[q] + q + 1, k]
+        out[r] = x
     return out

@@ -303,6 +303,29 @@ def test_compiled_level_sums_are_numpys_gathers(K):
     assert np.array_equal(_bits(part), _bits(got[100:130]))
 
 
+@pytest.mark.parametrize("K", [1, 2, 3, 5, 12])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_likelihood_gathers_only_each_rows_own_cluster_same_number(seed, K):
+    """neg_loglik's categorical terms: the compiled gather of each row's own cluster is
+    the picked column of every cluster's level sums, bit for bit, and so the total."""
+    from sparseclust._craft.nll_jit import own_level_sums
+
+    X, codes, L = repeated_rows(seed, n=2000)
+    data = core.prepare(X, codes, L, alpha=ALPHA)
+    g = np.random.default_rng(seed + 11)
+    st = random_state(data, K, g)
+    labels = g.integers(K, size=data.n)
+    A = (data.log_eta0[None, :] - st.log_eta) * st.v[:, data.P :][:, data.level_q]
+    table = core._level_table(data.offsets, A)
+    every = _numpy_level_sums(data.codes, data.offsets, table)
+    own = own_level_sums(data.codes.T, data.offsets, table, labels, np.empty(data.n))
+    assert np.array_equal(_bits(own), _bits(every[np.arange(data.n), labels]))
+    numeric = dataclasses.replace(data, codes=data.codes[:, :0], Q=0)
+    num = core.neg_loglik(numeric, st, labels) if data.P else 0.0
+    want = num + float(every[np.arange(data.n), labels].sum() + data.g0.sum())
+    assert core.neg_loglik(data, st, labels) == want
+
+
 def test_compiled_row_min_is_argmin():
     from sparseclust._craft.costs_jit import row_min
 
