@@ -32,7 +32,10 @@ pytestmark = pytest.mark.skipif(
 BOUND = 15.0
 
 PRELUDE = """
-import os, sys, time, warnings
+import os, signal, sys, time, warnings
+# Python's own Ctrl-C handler, as in a terminal: a runner that starts the suite in the
+# background without job control passes SIGINT ignored, and Python then keeps it so
+signal.signal(signal.SIGINT, signal.default_int_handler)
 warnings.simplefilter("ignore")
 import numpy as np
 import sparseclust as sc
