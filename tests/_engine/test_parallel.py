@@ -49,7 +49,7 @@ def _sigint_handling(shared, i):
 def test_ctrl_c_is_the_callers_workers_ignore_sigint():
     """A terminal's Ctrl-C reaches the whole process group: the workers ignore it and the
     caller, whose handler stays Python's, stops them (tests/test_interrupts.py)."""
-    got = run_shared(_sigint_handling, None, [(i,) for i in range(20)], n_jobs=2)
+    got = run_shared(_sigint_handling, None, [(i,) for i in range(40)], n_jobs=2)
     theirs = {h for pid, h in got if pid != os.getpid()}
     mine = {h for pid, h in got if pid == os.getpid()}
     assert theirs == {signal.SIG_IGN}
