@@ -1999,8 +1999,6 @@ def _compiled_seeds(data: Blocked, K, m, F_delta, select_all, sigma_override, rn
     same order (made up front; when the seeding stops early, ``rng`` is put back where
     the numpy code's draws leave it), numpy's logs of the rows' uniforms, the compiled
     passes' costs and singletons: the same seeds bit for bit."""
-    from .seed_jit import seed_rows
-
     d = data.executor.blocks[0]
     dat = _block_inputs(d)
     D, S = d.P + d.Q, d.level_q.size
@@ -2019,7 +2017,7 @@ def _compiled_seeds(data: Blocked, K, m, F_delta, select_all, sigma_override, rn
     so = -1.0 if sigma_override is None else float(sigma_override)
     fp = (np.inf, float(F_delta), 0.0, 0.0, 0.0, so)
     taken = np.empty(K, dtype=np.int64)
-    got = int(seed_rows(dat, cur, V, logu, first, fp, d.M is not None, taken))
+    got = int(_kernels("seed_jit").seed_rows(dat, cur, V, logu, first, fp, d.M is not None, taken))
     if got < K:  # the numpy code stops after the key of the round that found no row
         rng.bit_generator.state = before
         rng.integers(d.n)
@@ -2161,8 +2159,8 @@ def neg_loglik(data: CraftData, st: State, labels: np.ndarray) -> float:
     """
     total = 0.0
     P = data.P
-    from .nll_jit import numeric_terms, own_level_sums
-
+    nll_jit = _kernels("nll_jit")
+    lab = np.asarray(labels, dtype=np.int64)  # the kernels' label type, converted once
     if P:
         sd = np.where(data.col_sd > 0, data.col_sd, 1.0)
         # per cluster (numpy), then each cell's term compiled: the same numbers
@@ -2172,11 +2170,11 @@ def neg_loglik(data: CraftData, st: State, labels: np.ndarray) -> float:
         M = data.M if data.M is not None else np.zeros((0, P), dtype=bool)
         buf = np.empty((min(data.n, 8192), P))
         for s in range(0, data.n, 8192):
-            lab = np.asarray(labels[s : s + 8192], dtype=np.int64)
-            term = numeric_terms(
+            piece = lab[s : s + 8192]
+            term = nll_jit.numeric_terms(
                 data.X0,
                 M,
-                lab,
+                piece,
                 st.zeta,
                 den,
                 log_sig,
@@ -2185,14 +2183,13 @@ def neg_loglik(data: CraftData, st: State, labels: np.ndarray) -> float:
                 uden,
                 ulog,
                 s,
-                buf[: lab.size],
+                buf[: piece.size],
             )
             total += float(term.sum())
     if data.Q:
         vcat = st.v[:, P:]
         A = (data.log_eta0[None, :] - st.log_eta) * vcat[:, data.level_q]
         table = _level_table(data.offsets, A)
-        lab = np.asarray(labels, dtype=np.int64)
-        per = own_level_sums(data.codes.T, data.offsets, table, lab, np.empty(data.n))
+        per = nll_jit.own_level_sums(data.codes.T, data.offsets, table, lab, np.empty(data.n))
         total += float(per.sum() + data.g0.sum())
     return total
