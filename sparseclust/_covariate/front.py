@@ -31,6 +31,7 @@ from .._data.params import (
     as_rng,
     rules,
 )
+from .._data.screen import screens
 from .._data.table import VariableSpec, transform_like
 from .._results.base import Printed, constant_note, dropped_constant_lines
 from .._results.format import call_string, fmt
@@ -539,6 +540,7 @@ class CovariateClusteringResult(Printed):
     gammas=Numbers(min=0, none=True, example="np.logspace(-2, 2, 20)"),
     rng=Seed(),
 )
+@screens
 def covariate_clustering(
     x: Any = None,
     /,
@@ -562,6 +564,7 @@ def covariate_clustering(
     missing: str = "raise",
     scale: bool = True,
     numeric: Any = None,
+    screen: Any = True,
     progress: bool | None = None,
     n_jobs: int | None = None,
     rng: Any = None,
@@ -630,6 +633,13 @@ def covariate_clustering(
         Rows with a missing value: an error naming the columns, or dropped.
     numeric : list of str, optional
         Columns to read as numeric (every covariate must be numeric).
+    screen : bool or dict, default True
+        Screen the columns whose kind was detected (identifiers and free text dropped,
+        numbers stored as text parsed, rare levels of many-level categoricals lumped,
+        integer codes named), each decision a ``DataWarning`` kept on the result
+        (``.variables.screened``); ``False`` reads every column by its dtype;
+        ``{"lump_min": 20}`` sets the rows a level needs not to be lumped. See the
+        guide "How columns are read".
     scale : bool, default True
         Standardise the covariates (mean 0, sd 1) before the fit, as the paper does
         (section 5: "we normalize the covariates to have mean 0 and variance 1"); the

@@ -31,6 +31,7 @@ from .._data.params import (
     rules,
     user_stacklevel,
 )
+from .._data.screen import screens
 from .._data.table import ColumnTable, build_table, empty_table
 from .._engine.dask import route_backend
 from .._engine.parallel import progress_bars
@@ -396,6 +397,7 @@ def _fit_budget(m: Any, rho: float | None, lam: Any, budget: str) -> tuple[float
     alpha=ALPHA_RULE,
     rng=Seed(),
 )
+@screens
 def craft_lambda(
     x: Any = None,
     /,
@@ -406,6 +408,7 @@ def craft_lambda(
     rho: float | None = None,
     categorical: Any = None,
     numeric: Any = None,
+    screen: Any = True,
     scale: bool = True,
     missing: str = "native",
     alpha: float = 0.01,
@@ -433,6 +436,13 @@ def craft_lambda(
         As in :func:`craft`.
     categorical, numeric : list of str, optional
         Columns whose kind is set by name, overriding detection by dtype.
+    screen : bool or dict, default True
+        Screen the columns whose kind was detected (identifiers and free text dropped,
+        numbers stored as text parsed, rare levels of many-level categoricals lumped,
+        integer codes named), each decision a ``DataWarning`` kept on the result
+        (``.variables.screened``); ``False`` reads every column by its dtype;
+        ``{"lump_min": 20}`` sets the rows a level needs not to be lumped. See the
+        guide "How columns are read".
     rng : None, int or Generator
         Seeds the random first point.
 
@@ -491,6 +501,7 @@ def craft_lambda(
     verbose=Flag(),
     rng=Seed(),
 )
+@screens
 def craft(
     x: Any = None,
     /,
@@ -505,6 +516,7 @@ def craft(
     eps_v: float | None = None,
     categorical: Any = None,
     numeric: Any = None,
+    screen: Any = True,
     scale: bool = True,
     missing: str = "native",
     alpha: float = 0.01,
@@ -572,6 +584,13 @@ def craft(
         units clustered (0.5 when ``scale=True``; the paper's 4-6 on its raw data).
     categorical, numeric : list of str, optional
         Override detected kinds.
+    screen : bool or dict, default True
+        Screen the columns whose kind was detected (identifiers and free text dropped,
+        numbers stored as text parsed, rare levels of many-level categoricals lumped,
+        integer codes named), each decision a ``DataWarning`` kept on the result
+        (``.variables.screened``); ``False`` reads every column by its dtype;
+        ``{"lump_min": 20}`` sets the rows a level needs not to be lumped. See the
+        guide "How columns are read".
     scale : bool, default True
         Standardise numeric columns (real data in different units need it; the
         paper's synthetic numeric designs use ``scale=False``).

@@ -35,6 +35,7 @@ from .._data.params import (
     as_rng,
     rules,
 )
+from .._data.screen import screens
 from .._data.stages import repair_sd, warn_spread
 from .._data.table import ColumnTable, VariableSpec
 from .._engine.parallel import progress_bars
@@ -328,6 +329,7 @@ _COMMON_RULES = dict(
 
 # ------------------------------------------------------------------------- public
 @rules(alpha=ALPHA_RULE, **_COMMON_RULES)
+@screens
 def entropy_clustering(
     x: Any = None,
     /,
@@ -337,6 +339,7 @@ def entropy_clustering(
     k: int | None = None,
     categorical: Any = None,
     numeric: Any = None,
+    screen: Any = True,
     missing: str = "native",
     alpha: float = 0.01,
     n_init: int = 10,
@@ -372,6 +375,13 @@ def entropy_clustering(
         Number of clusters wanted.
     categorical, numeric : list of str, optional
         Override detected kinds (a column given as numeric must still hold 0/1).
+    screen : bool or dict, default True
+        Screen the columns whose kind was detected (identifiers and free text dropped,
+        numbers stored as text parsed, rare levels of many-level categoricals lumped,
+        integer codes named), each decision a ``DataWarning`` kept on the result
+        (``.variables.screened``); ``False`` reads every column by its dtype;
+        ``{"lump_min": 20}`` sets the rows a level needs not to be lumped. See the
+        guide "How columns are read".
     missing : {"native", "drop", "raise"}
         ``"native"``: a missing cell adds nothing to a point's cost and is left out
         of the cluster means (rows are kept).
@@ -486,6 +496,7 @@ def entropy_clustering(
 
 
 @rules(m=M_RULE, rho=RHO_RULE, scale=Flag(), sigma_floor=Number(min=0), **_COMMON_RULES)
+@screens
 def dp_rf(
     x: Any = None,
     /,
@@ -498,6 +509,7 @@ def dp_rf(
     scale: bool = False,
     categorical: Any = None,
     numeric: Any = None,
+    screen: Any = True,
     missing: str = "native",
     sigma_floor: float = 0.05,
     n_init: int = 10,
@@ -541,6 +553,13 @@ def dp_rf(
         the paper's baselines use raw features.
     categorical, numeric : list of str, optional
         Override detected kinds.
+    screen : bool or dict, default True
+        Screen the columns whose kind was detected (identifiers and free text dropped,
+        numbers stored as text parsed, rare levels of many-level categoricals lumped,
+        integer codes named), each decision a ``DataWarning`` kept on the result
+        (``.variables.screened``); ``False`` reads every column by its dtype;
+        ``{"lump_min": 20}`` sets the rows a level needs not to be lumped. See the
+        guide "How columns are read".
     missing : {"native", "drop", "raise"}
         ``"native"``: a missing cell adds nothing to a point's cost and is left out
         of the cluster statistics; a missing categorical value leaves all its

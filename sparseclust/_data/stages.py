@@ -74,6 +74,7 @@ __all__ = [
     "apply_missing",
     "as_frame",
     "check_kept_rows",
+    "check_kinds",
     "check_magnitudes",
     "check_unique_names",
     "column_max_abs",
@@ -392,7 +393,7 @@ def detect_types(
         types = ColumnTypes(
             numeric_infos(names, [dtype_names[dt] for dt in dtypes]), frozenset(names)
         )
-        _check_kinds(types, allow_categorical, allow_numeric, formula)
+        check_kinds(types, allow_categorical, allow_numeric, formula)
         return types
     plain = {c: dt in dtype_names for c, dt in zip(names, dtypes, strict=True)}
     for c, kind in forced.items():
@@ -417,7 +418,7 @@ def detect_types(
         )
         infos.append(ColumnInfo(c, str(s.dtype), kind, reason, ordered))
     types = ColumnTypes(tuple(infos), frozenset(c for c in names if plain[c]), columns)
-    _check_kinds(types, allow_categorical, allow_numeric, formula)
+    check_kinds(types, allow_categorical, allow_numeric, formula)
     return types
 
 
@@ -437,7 +438,7 @@ def _check_supported(columns: dict[str, pd.Series], forced: dict[str, str], form
         )
 
 
-def _check_kinds(
+def check_kinds(
     types: ColumnTypes, allow_categorical: bool, allow_numeric: bool, formula: bool
 ) -> None:
     """A method for numeric (or categorical) data only rejects the other kind."""
@@ -814,6 +815,16 @@ def drop_columns(
         numeric_names=tuple(enc.numeric_names[j] for j in num),
         categorical_names=tuple(enc.categorical_names[j] for j in cat),
     )
+    var, types = remove_variables(var, types, list(drop))
+    return var, types, enc
+
+
+def remove_variables(
+    var: Variables, types: ColumnTypes, drop: Sequence[str]
+) -> tuple[Variables, ColumnTypes]:
+    """The variables ``drop`` removed from the variables (frame, formula terms, inputs)
+    and from the kinds (constant columns, and columns the screen drops)."""
+    gone = set(drop)
     types = replace(
         types,
         infos=tuple(i for i in types.infos if i.name not in gone),
@@ -835,7 +846,7 @@ def drop_columns(
         used = set().union(*(_names_in(code) for code in parsed.codes.values()))
         inputs = tuple(c for c in inputs if c in used or c not in gone)
     var = replace(var, frame=var.frame.drop(columns=list(drop)), parsed=parsed, inputs=inputs)
-    return var, types, enc
+    return var, types
 
 
 # ------------------------------------------------------------ 6b. magnitudes

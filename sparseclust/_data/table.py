@@ -38,6 +38,14 @@ from .dtypes import (
 )
 from .formula import evaluate_terms
 from .params import Choice, Columns, Flag, Int, check_choice, rules, user_stacklevel
+from .screen import (
+    ColumnDecision,
+    ColumnStats,
+    apply_decision,
+    current_options,
+    decisions_frame,
+    screen_columns,
+)
 from .stages import (
     DROP_WARN_FRACTION,
     ColumnTypes,
@@ -47,6 +55,7 @@ from .stages import (
     apply_missing,
     as_frame,
     check_kept_rows,
+    check_kinds,
     check_magnitudes,
     check_unique_names,
     column_max_abs,
@@ -100,6 +109,9 @@ class VariableSpec(NamesByKind):
     #: constant columns of the input that were dropped (not clustered; new data need
     #: not have them)
     dropped_constant: tuple[str, ...] = ()
+    #: what the screen stage did with the columns it screened (dropped, parsed, lumped,
+    #: noted), one :class:`~sparseclust._data.screen.ColumnDecision` each
+    screening: tuple[ColumnDecision, ...] = ()
 
     @property
     def column_infos(self) -> tuple[ColumnInfo, ...]:
@@ -140,6 +152,26 @@ class VariableSpec(NamesByKind):
             index=pd.Index(self.names, name="variable"),
         )
 
+    @property
+    def screened(self) -> pd.DataFrame:
+        """The screen's decisions: one row per column it dropped, parsed, lumped or
+        named (action, why, the evidence, how to undo), empty when it did nothing.
+
+        Examples
+        --------
+        >>> import pandas as pd, warnings
+        >>> from sparseclust import build_table
+        >>> df = pd.DataFrame({"id": [f"C{i:03d}" for i in range(50)], "x": range(50)})
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")  # the DataWarning naming "id"
+        ...     spec = build_table(df).spec
+        >>> spec.screened[["action", "why"]]
+               action         why
+        column
+        id      dropped  identifier
+        """
+        return decisions_frame(self.screening)
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, VariableSpec):
             return NotImplemented
@@ -149,6 +181,7 @@ class VariableSpec(NamesByKind):
             and self.codes == other.codes
             and self.response == other.response
             and self.inputs == other.inputs
+            and self.screening == other.screening
             and self.levels.keys() == other.levels.keys()
             and all(list(self.levels[k]) == list(other.levels[k]) for k in self.levels)
         )
@@ -211,6 +244,10 @@ class VariableSpec(NamesByKind):
             lines.append(f"  categorical: {shown(cats)}")
         if self.dropped_constant:
             lines.append(f"  constant, dropped: {shown(list(self.dropped_constant))}")
+        for action in ("dropped", "parsed", "lumped"):
+            done = [f"{d.name} ({d.why})" for d in self.screening if d.action == action]
+            if done:
+                lines.append(f"  screened, {action}: {shown(done)}")
         return lines
 
     def __repr__(self) -> str:
@@ -468,6 +505,8 @@ def build_table(
     eval_env: dict[str, Any] | None = None,
     constant: str = "raise",
     check_magnitude: bool = True,
+    screen: Any = None,
+    screen_stats: dict[str, ColumnStats] | None = None,
 ) -> ColumnTable:
     """Read ``data`` (DataFrame, 2-D array or formula + DataFrame) into a :class:`ColumnTable`.
 
@@ -490,9 +529,16 @@ def build_table(
     ``check_magnitude=False`` leaves that check to the caller (the Dask reader applies
     it over all partitions).
 
+    Columns whose kind was detected (not named by ``categorical=``, ``numeric=`` or a
+    formula term) are screened (:mod:`sparseclust._data.screen`): identifiers and free
+    text dropped, numbers stored as text parsed, rare levels of many-level categoricals
+    lumped into ``"(other)"`` (or the column dropped), integer codes named; each decision
+    is a :class:`~sparseclust.exceptions.DataWarning` and is kept on the spec
+    (``spec.screened``). ``screen=False`` reads every column by its dtype.
+
     The stages (each in :mod:`sparseclust._data.stages`, testable alone): read the
     input, apply the formula, resolve the kinds fixed by the user, detect the others,
-    encode, apply the missing-value policy, assemble the table.
+    screen them, encode, apply the missing-value policy, assemble the table.
 
     Parameters
     ----------
@@ -523,6 +569,14 @@ def build_table(
         What to do with constant columns (see above).
     check_magnitude : bool, default True
         Refuse numeric columns too large for the sums of squares (see above).
+    screen : bool or dict, optional
+        Screen the detected columns (see above); a dict sets options:
+        ``{"lump_min": 20}`` (levels seen in fewer rows are lumped; ``None``: no
+        lumping; default ``"auto"``). Default: the ``screen=`` of the public method
+        reading the table, else True.
+    screen_stats : dict, optional
+        The screened columns' statistics when ``x`` holds only some of the rows (the
+        Dask reader passes those of the whole frame).
 
     Returns
     -------
@@ -546,13 +600,9 @@ def build_table(
     overrides = resolve_overrides(
         var.frame.columns.tolist(), categorical, numeric, var.parsed.forced if formula else None
     )
-    types = detect_types(
-        var.frame,
-        overrides,
-        allow_categorical=allow_categorical,
-        allow_numeric=allow_numeric,
-        formula=formula,
-    )
+    types = detect_types(var.frame, overrides, formula=formula)  # kinds checked once screened
+    var, types, screened = screen_columns(var, types, current_options(screen), stats=screen_stats)
+    check_kinds(types, allow_categorical, allow_numeric, formula)
     enc = encode_columns(var.frame, types, given_levels=var.parsed.levels if formula else None)
     enc = apply_missing(
         enc,
@@ -575,7 +625,9 @@ def build_table(
         check_magnitudes(
             column_max_abs(num), enc.numeric_names, num.shape[0], len(types.names), formula=formula
         )
-    return assemble_table(var, types, enc, missing=missing, dropped_constant=tuple(drop))
+    return assemble_table(
+        var, types, enc, missing=missing, dropped_constant=tuple(drop), screening=screened
+    )
 
 
 def assemble_table(
@@ -585,6 +637,7 @@ def assemble_table(
     *,
     missing: str,
     dropped_constant: tuple[str, ...] = (),
+    screening: tuple[ColumnDecision, ...] = (),
 ) -> ColumnTable:
     """Stage 7 of :func:`build_table`: the :class:`ColumnTable` of the kept rows, with
     the :class:`VariableSpec` that reads new data the same way.
@@ -609,6 +662,7 @@ def assemble_table(
         eval_env=dict(parsed.env) if parsed else None,
         inputs=var.inputs if parsed else None,
         dropped_constant=dropped_constant,
+        screening=tuple(d for d in screening if d.name not in dropped_constant),
     )
     return ColumnTable(
         numeric=np.ascontiguousarray(enc.numeric),
@@ -699,6 +753,9 @@ def transform_like(
             )
         df = df[spec.names]
     columns = {c: densify(df[c]) for c in spec.names}
+    for d in spec.screening:
+        if d.name in columns and d.action in ("parsed", "lumped"):
+            columns[d.name] = apply_decision(columns[d.name], d)
     bad = {c: why for c, s in columns.items() if (why := unsupported_reason(s)) is not None}
     bad = {
         c: why

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from .._data.params import Choice, Columns, Flag, Int, Seed, as_rng, rules, user_stacklevel
+from .._data.screen import screens
 from .._data.stages import warn_spread
 from .._data.table import ColumnTable, VariableSpec, build_table
 from .._engine.dask import DaskPrepared, labels_dask, route_backend
@@ -230,6 +231,7 @@ def _labels(d: DPData, fit: DPFit, clusters: pd.Index) -> tuple[Any, Any]:
     missing=Choice(("raise", "drop")),
     rng=Seed(),
 )
+@screens
 def farthest_first_lambda(
     x: Any = None,
     /,
@@ -240,6 +242,7 @@ def farthest_first_lambda(
     scale: bool = False,
     categorical: Any = None,
     numeric: Any = None,
+    screen: Any = True,
     missing: str = "raise",
     rng: Any = None,
 ) -> float:
@@ -270,6 +273,13 @@ def farthest_first_lambda(
         Rows with a missing value: an error naming the columns, or dropped.
     categorical, numeric : list of str, optional
         Columns whose kind is set by name, overriding detection by dtype.
+    screen : bool or dict, default True
+        Screen the columns whose kind was detected (identifiers and free text dropped,
+        numbers stored as text parsed, rare levels of many-level categoricals lumped,
+        integer codes named), each decision a ``DataWarning`` kept on the result
+        (``.variables.screened``); ``False`` reads every column by its dtype;
+        ``{"lump_min": 20}`` sets the rows a level needs not to be lumped. See the
+        guide "How columns are read".
     rng : None, int or Generator
         Seeds a random first point.
 
@@ -305,6 +315,7 @@ def farthest_first_lambda(
     sample_rows=Int(min=2),
     rng=Seed(),
 )
+@screens
 def dpmeans(
     x: Any = None,
     /,
@@ -317,6 +328,7 @@ def dpmeans(
     max_iter: int = 100,
     categorical: Any = None,
     numeric: Any = None,
+    screen: Any = True,
     missing: str = "raise",
     keep_data: bool = True,
     backend: str = "auto",
@@ -352,6 +364,13 @@ def dpmeans(
         Cap on passes; hitting it issues a ``ConvergenceWarning``.
     categorical, numeric : list of str, optional
         Override the detected kind of these columns.
+    screen : bool or dict, default True
+        Screen the columns whose kind was detected (identifiers and free text dropped,
+        numbers stored as text parsed, rare levels of many-level categoricals lumped,
+        integer codes named), each decision a ``DataWarning`` kept on the result
+        (``.variables.screened``); ``False`` reads every column by its dtype;
+        ``{"lump_min": 20}`` sets the rows a level needs not to be lumped. See the
+        guide "How columns are read".
     missing : {"raise", "drop"}
         Rows with missing values are an error (default) or dropped (labels ``<NA>``).
     keep_data : bool

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from .._data.params import Choice, Int, as_rng, check_int, rules, user_stacklevel
+from .._data.screen import screens
 from .._data.stages import warn_spread
 from .._data.table import ColumnTable, read_numeric
 from .._engine.parallel import progress_bar, run_shared
@@ -735,6 +736,7 @@ def _build_result(
 
 
 @rules(**_FIT_RULES, cluster_features=FLAG, method_features=Choice(METHODS))
+@screens
 def sparse_hclust(
     x: Any = None,
     /,
@@ -754,6 +756,7 @@ def sparse_hclust(
     scale: bool = False,
     numeric: Any = None,
     categorical: Any = None,
+    screen: Any = True,
     keep_data: bool = True,
     block_size: int | None = None,
     dists: Any = None,
@@ -812,6 +815,13 @@ def sparse_hclust(
         Standardise each feature first (sparcl does not).
     numeric, categorical : list of str, optional
         Override detected column kinds (categorical remains an error).
+    screen : bool or dict, default True
+        Screen the columns whose kind was detected (identifiers and free text dropped,
+        numbers stored as text parsed, rare levels of many-level categoricals lumped,
+        integer codes named), each decision a ``DataWarning`` kept on the result
+        (``.variables.screened``); ``False`` reads every column by its dtype;
+        ``{"lump_min": 20}`` sets the rows a level needs not to be lumped. See the
+        guide "How columns are read".
     keep_data : bool
         Keep the typed data on the result (for ``summary()`` profiles).
     block_size : int, optional
@@ -940,6 +950,7 @@ def _permuted_observations_task(
 
 
 @rules(**_FIT_RULES, **PERMUTE_RULES, null=Choice(NULLS), rng=SEED)
+@screens
 def hclust_sparse_permute(
     x: Any = None,
     /,
@@ -959,6 +970,7 @@ def hclust_sparse_permute(
     scale: bool = False,
     numeric: Any = None,
     categorical: Any = None,
+    screen: Any = True,
     keep_data: bool = True,
     block_size: int | None = None,
     n_jobs: int | None = None,
@@ -986,6 +998,8 @@ def hclust_sparse_permute(
     niter, missing, scale, numeric, categorical, keep_data, block_size : see :func:`sparse_hclust`
         As in :func:`sparse_hclust`; ``method`` only shapes the trees of the returned fits (the criterion does not
         depend on it).
+    screen : bool or dict, default True
+        As in :func:`sparse_hclust`.
     null : {"observations", "dissimilarities"}
         ``"observations"`` (default; the null sparcl's documentation and the paper
         describe): permute each feature's values across the observations,

@@ -21,6 +21,7 @@ from .._data.params import (
     check_number,
     rules,
 )
+from .._data.screen import screens
 from .._data.stages import repair_sd, warn_spread
 from .._data.table import empty_table, read_numeric, transform_like
 from .._engine.blocks import LocalBlocks
@@ -757,6 +758,7 @@ def sparse_weights(
 
 
 @rules(**_FIT_RULES, backend=BACKEND)
+@screens
 def sparse_kmeans(
     x: Any = None,
     /,
@@ -773,6 +775,7 @@ def sparse_kmeans(
     missing: str = "native",
     numeric: Any = None,
     categorical: Any = None,
+    screen: Any = True,
     keep_data: bool = True,
     backend: str = "auto",
     rng: Any = None,
@@ -829,6 +832,13 @@ def sparse_kmeans(
         (each feature's rescaled by ``n / n_observed``). sparcl fails on NA.
     numeric, categorical : list of str, optional
         Override type detection.
+    screen : bool or dict, default True
+        Screen the columns whose kind was detected (identifiers and free text dropped,
+        numbers stored as text parsed, rare levels of many-level categoricals lumped,
+        integer codes named), each decision a ``DataWarning`` kept on the result
+        (``.variables.screened``); ``False`` reads every column by its dtype;
+        ``{"lump_min": 20}`` sets the rows a level needs not to be lumped. See the
+        guide "How columns are read".
     keep_data : bool
         Keep the data on the result (for ``profiles`` and plots; never on Dask).
     backend : {"auto", "numpy", "dask"}
@@ -923,6 +933,7 @@ def _check_wbounds(wbounds: Any, p: int, *, min_len: int = 1) -> np.ndarray:
 
 
 @rules(**_FIT_RULES, warm_start=FLAG, wbounds=replace(WBOUNDS, min_len=1), progress=Progress())
+@screens
 def sparse_kmeans_path(
     x: Any = None,
     /,
@@ -940,6 +951,7 @@ def sparse_kmeans_path(
     missing: str = "native",
     numeric: Any = None,
     categorical: Any = None,
+    screen: Any = True,
     keep_data: bool = True,
     progress: bool | None = None,
     rng: Any = None,
@@ -969,6 +981,13 @@ def sparse_kmeans_path(
         As in :func:`sparse_kmeans`, passed to every fit.
     categorical, numeric : list of str, optional
         Columns whose kind is set by name, overriding detection by dtype.
+    screen : bool or dict, default True
+        Screen the columns whose kind was detected (identifiers and free text dropped,
+        numbers stored as text parsed, rare levels of many-level categoricals lumped,
+        integer codes named), each decision a ``DataWarning`` kept on the result
+        (``.variables.screened``); ``False`` reads every column by its dtype;
+        ``{"lump_min": 20}`` sets the rows a level needs not to be lumped. See the
+        guide "How columns are read".
     keep_data : bool, default True
         Keep the data on the fits (for profiles and plots).
     progress : bool, optional
@@ -1043,6 +1062,7 @@ def sparse_kmeans_path(
     backend=BACKEND,
     sample_rows=Int(min=2),
 )
+@screens
 def kmeans_sparse_permute(
     x: Any = None,
     /,
@@ -1063,6 +1083,7 @@ def kmeans_sparse_permute(
     missing: str = "native",
     numeric: Any = None,
     categorical: Any = None,
+    screen: Any = True,
     n_jobs: int | None = None,
     progress: bool | None = None,
     keep_data: bool = True,
@@ -1112,6 +1133,13 @@ def kmeans_sparse_permute(
         (sparcl chose the same bound on 5 of those 20 seeds).
     categorical, numeric : list of str, optional
         Columns whose kind is set by name, overriding detection by dtype.
+    screen : bool or dict, default True
+        Screen the columns whose kind was detected (identifiers and free text dropped,
+        numbers stored as text parsed, rare levels of many-level categoricals lumped,
+        integer codes named), each decision a ``DataWarning`` kept on the result
+        (``.variables.screened``); ``False`` reads every column by its dtype;
+        ``{"lump_min": 20}`` sets the rows a level needs not to be lumped. See the
+        guide "How columns are read".
     keep_data : bool, default True
         Keep the data on the fits (for profiles and plots).
     n_jobs : int, optional
