@@ -9,6 +9,7 @@ from ._covariate.front import CovariateClusteringResult, covariate_clustering
 from ._craft.front import craft, craft_lambda
 from ._craft.result import CraftResult
 from ._craft.variants import DPRFResult, EntropyResult, dp_rf, entropy_clustering
+from ._data.preview import preview_columns
 from ._data.table import ColumnTable, VariableSpec, build_table
 from ._dpmeans.front import dpmeans, farthest_first_lambda
 from ._dpmeans.result import DPMeansResult
@@ -66,6 +67,7 @@ __all__ = [
     "farthest_first_lambda",
     "hclust_sparse_permute",
     "kmeans_sparse_permute",
+    "preview_columns",
     "sparse_hclust",
     "sparse_hclust_permute",
     "sparse_kmeans",

@@ -33,7 +33,7 @@ from .._data.params import (
 )
 from .._data.screen import screens
 from .._data.table import VariableSpec, transform_like
-from .._results.base import Printed, constant_note, dropped_constant_lines
+from .._results.base import Printed, dropped_constant_lines, variable_notes
 from .._results.format import call_string, fmt
 from .._results.summary import Summary
 from .._results.tidy import augment_frame
@@ -315,8 +315,7 @@ class CovariateClusteringResult(Printed):
                 f"{n_capped} clusterings did not converge (the ADMM's max_iter or an inner "
                 "solver's cap or stall: B-step, closed form, MAP fit, baseline)."
             )
-        if self.variables.dropped_constant:
-            notes.append(constant_note(self.variables))
+        notes += variable_notes(self.variables)
         tables = {
             "clusters": clusters,
             "coefficients": self.coef,

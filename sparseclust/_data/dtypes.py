@@ -243,6 +243,8 @@ def to_float(s: pd.Series, name: str, *, source: str = "numeric=") -> np.ndarray
     --------
     >>> to_float(pd.Series(["1.5", None, "2"]), "x").tolist()
     [1.5, nan, 2.0]
+    >>> to_float(pd.Series(["12,345.5", "$7", "n/a"]), "x").tolist()
+    [12345.5, 7.0, nan]
     >>> to_float(pd.Series(pd.Categorical(["lo", "hi"], ["lo", "hi"], ordered=True)), "g")
     array([0., 1.])
     >>> to_float(pd.Series(["1", "two"]), "x")
@@ -279,11 +281,17 @@ def to_float(s: pd.Series, name: str, *, source: str = "numeric=") -> np.ndarray
         if pdt.is_object_dtype(dt):
             s = s.map(lambda v: int(v) if isinstance(v, bool | np.bool_) else v)
             parsed = s
-        return (
-            pd.to_numeric(s, errors="raise")
-            .astype("Float64")
-            .to_numpy(dtype=np.float64, na_value=np.nan)
-        )
+        try:
+            return (
+                pd.to_numeric(s, errors="raise")
+                .astype("Float64")
+                .to_numpy(dtype=np.float64, na_value=np.nan)
+            )
+        except (ValueError, TypeError):
+            marked = _marked_numbers(s)  # "12,345.6", "$1,200", "7 %": as readr reads them
+            if marked is None:
+                raise
+            return marked
     except (ValueError, TypeError) as err:
         problem = _parse_problem(parsed, codes) or str(err)
         if source == "newdata":
@@ -298,6 +306,22 @@ def to_float(s: pd.Series, name: str, *, source: str = "numeric=") -> np.ndarray
             f"Column {name!r} (dtype {dt}) cannot be read as numeric: {problem}. {fix}, or "
             f"convert it first, e.g. df[{name!r}] = pd.to_numeric(df[{name!r}], errors='coerce')."
         ) from None
+
+
+def _marked_numbers(s: pd.Series) -> np.ndarray | None:
+    """Text holding numbers with grouping marks, currency or percent signs, read as
+    :func:`~sparseclust._data.screen.parse_numbers` reads them (text meaning "missing",
+    such as ``"n/a"``, is missing); ``None`` when some other value is not a number."""
+    from .screen import NA_TEXT, parse_numbers
+
+    present = s.notna().to_numpy()
+    if not s[present].map(lambda v: isinstance(v, str)).all():
+        return None
+    x, _ = parse_numbers(s)
+    na_text = s.map(lambda v: isinstance(v, str) and v.strip().lower() in NA_TEXT).to_numpy()
+    if (present & ~na_text & ~np.isfinite(x)).any():
+        return None
+    return np.where(present & ~na_text, x, np.nan)
 
 
 def _parse_problem(parsed: pd.Series, codes: np.ndarray | None) -> str | None:

@@ -155,15 +155,17 @@ def screen_options(screen: Any) -> ScreenOptions:
     )
 
 
-_CURRENT: contextvars.ContextVar[ScreenOptions] = contextvars.ContextVar(
-    "sparseclust_screen", default=ScreenOptions()
+_CURRENT: contextvars.ContextVar[ScreenOptions | None] = contextvars.ContextVar(
+    "sparseclust_screen", default=None
 )
 
 
 def current_options(screen: Any = None) -> ScreenOptions:
     """``screen`` read as options; ``None``: those of the public call under way
     (:func:`screens`), else the defaults."""
-    return _CURRENT.get() if screen is None else screen_options(screen)
+    if screen is not None:
+        return screen_options(screen)
+    return _CURRENT.get() or ScreenOptions()
 
 
 @contextmanager
@@ -406,6 +408,7 @@ def decide(name: str, stats: ColumnStats, options: ScreenOptions) -> ColumnDecis
     """
     if not options.enabled or stats.family == "other" or stats.counts.empty:
         return None
+    stats = ColumnStats(stats.n_rows, _canonical(stats.counts), stats.family)
     n_distinct, n_obs, n_rows = len(stats.counts), stats.n_obs, stats.n_rows
     base = {"n_distinct": n_distinct, "n_obs": n_obs, "n_rows": n_rows}
     if stats.family == "integer":
@@ -427,6 +430,18 @@ def decide(name: str, stats: ColumnStats, options: ScreenOptions) -> ColumnDecis
     else:
         parsed = None
     return _decide_levels(name, stats, options, base) or parsed
+
+
+def _canonical(counts: pd.Series) -> pd.Series:
+    """The counts in one order whatever order they were counted in (most frequent
+    first, then by value), so that the examples a decision quotes are the same in
+    memory and on Dask."""
+    try:
+        by_value = counts.sort_index(kind="stable")
+    except TypeError:  # values of mixed types: by their text
+        text = pd.Index(counts.index.map(str), dtype=object)
+        by_value = counts.iloc[np.argsort(text.to_numpy(), kind="stable")]
+    return by_value.sort_values(ascending=False, kind="stable")
 
 
 def _decide_parse(name: str, stats: ColumnStats, base: dict) -> ColumnDecision | None:

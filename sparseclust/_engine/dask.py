@@ -14,6 +14,7 @@ computed partitions. This module imports no method module.
 
 from __future__ import annotations
 
+import functools
 import operator
 import pickle
 import threading
@@ -28,6 +29,7 @@ import pandas as pd
 
 from .._data.dtypes import _sorted_levels, densify
 from .._data.params import user_stacklevel, watch_sigint
+from .._data.screen import column_stats, current_options
 from .._data.stages import SMALL_SD, check_magnitudes, warn_constant
 from .._data.table import VariableSpec, build_table, is_dask_collection, transform_like
 from ..exceptions import PerformanceWarning
@@ -566,9 +568,15 @@ class _Runner:
         return [f(it, *args) for it in items]
 
 
-def _head_spec(formula, ddf, head, categorical, numeric, allow_categorical) -> Any:
-    """The column table of the first rows: kinds detected as in memory."""
-    return build_table(
+def _head_spec(
+    formula, ddf, head, categorical, numeric, allow_categorical, run=None, parts=None
+) -> Any:
+    """The column table of the first rows: kinds detected as in memory, and the
+    screen's decisions taken on the whole frame (the value counts of the columns it
+    screens, summed over the partitions ``parts``), so that a Dask frame's columns are
+    screened as the same rows in memory would be."""
+    read = functools.partial(
+        build_table,
         formula if formula is not None else head,
         data=head if formula is not None else None,
         categorical=categorical,
@@ -580,6 +588,28 @@ def _head_spec(formula, ddf, head, categorical, numeric, allow_categorical) -> A
         min_rows=1,
         check_magnitude=False,  # checked over all partitions (_check_read)
     )
+    options = current_options()
+    if not options.enabled or run is None:
+        return read()
+    raw = read(screen=False, allow_categorical=True)
+    names = [
+        i.name
+        for i in raw.spec.columns
+        if i.reason == "detected"
+        and (i.kind == "categorical" or i.dtype.lower().startswith(("int", "uint")))
+        and list(raw.spec.levels.get(i.name, ())) != [False, True]
+    ]
+    if not names:
+        return read()
+    found = run.map(_part_screen_stats, parts, raw.spec, names)
+    stats = {c: functools.reduce(operator.add, [f[c] for f in found]) for c in names}
+    return read(screen_stats=stats)
+
+
+def _part_screen_stats(part: pd.DataFrame, spec: VariableSpec, names: list[str]) -> dict:
+    """The screen's statistics of the columns ``names`` in one partition."""
+    t = _evaluated(part, spec)
+    return {c: column_stats(t[c]) for c in names}
 
 
 def _levels_over_parts(t0: Any, ddf: Any, head: pd.DataFrame, run: _Runner, parts) -> dict:
@@ -595,6 +625,8 @@ def _levels_over_parts(t0: Any, ddf: Any, head: pd.DataFrame, run: _Runner, part
         and isinstance(ddf.dtypes[c], pd.CategoricalDtype)
         and bool(getattr(ddf[c].cat, "known", False))
     }
+    lumped = {d.name for d in spec0.screening if d.action == "lumped"}
+    known.update({c: list(t0.levels[c]) for c in lumped})  # the kept levels, then "(other)"
     bools = {c for c in spec0.categorical_names if list(t0.levels[c]) == [False, True]}
     levels = dict(spec0.levels)
     todo = [c for c in spec0.categorical_names if c not in known and c not in bools]
@@ -725,10 +757,10 @@ def read_dask(
     client = _client()
     run = _Runner(client)
     head = ddf.head(sample_rows, npartitions=-1, compute=True)
-    t0 = _head_spec(formula, ddf, head, categorical, numeric, allow_categorical)
     parts = ddf.to_delayed()
     if client is not None:  # the partitions, computed once on the workers
         parts = client.compute(parts)
+    t0 = _head_spec(formula, ddf, head, categorical, numeric, allow_categorical, run, parts)
     spec = replace(t0.spec, levels=_levels_over_parts(t0, ddf, head, run, parts))
     n_levels = [len(spec.levels[c]) for c in spec.categorical_names]
     raws = (

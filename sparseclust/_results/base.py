@@ -30,6 +30,7 @@ __all__ = [
     "cluster_profiles",
     "constant_note",
     "dropped_constant_lines",
+    "variable_notes",
     "kept_labels",
     "warn_small_clusters",
 ]
@@ -174,7 +175,7 @@ class ClusterResult(Printed):
         return {"clusters": self.sizes.to_frame()}
 
     def _notes(self) -> list[str]:
-        notes = [constant_note(self.variables)] if self.variables.dropped_constant else []
+        notes = variable_notes(self.variables)
         if self.n_dropped:
             notes.append(f"{self.n_dropped} rows with missing values were dropped (labels <NA>).")
         if not self.converged:
@@ -397,10 +398,32 @@ def warn_small_clusters(sizes: pd.Series, k: int | None, method: str) -> None:
 
 
 def dropped_constant_lines(spec: VariableSpec) -> list[str]:
-    """``["Constant columns dropped: A16"]`` when the fit dropped any, else ``[]``."""
-    if not spec.dropped_constant:
-        return []
-    return [f"Constant columns dropped: {fmt_list(spec.dropped_constant, limit=10)}"]
+    """``["Constant columns dropped: A16"]`` when the fit dropped any, and a line per
+    kind of screening decision (``"Screened out: id (identifier)"``), else ``[]``."""
+    lines = []
+    if spec.dropped_constant:
+        lines.append(f"Constant columns dropped: {fmt_list(spec.dropped_constant, limit=10)}")
+    heads = {
+        "dropped": "Screened out",
+        "parsed": "Parsed from text",
+        "lumped": "Rare levels lumped",
+    }
+    for action, head in heads.items():
+        done = [f"{d.name} ({d.why})" for d in spec.screening if d.action == action]
+        if done:
+            lines.append(f"{head}: {fmt_list(done, limit=6)}")
+    return lines
+
+
+def variable_notes(spec: VariableSpec) -> list[str]:
+    """The summary's notes on the columns the front set aside or changed: the constant
+    ones dropped and each screening decision (what, why, how to undo)."""
+    notes = [constant_note(spec)] if spec.dropped_constant else []
+    notes += [
+        f"Column {d.name!r} {d.action} ({d.why}: {d.detail}); to undo: {d.undo}."
+        for d in spec.screening
+    ]
+    return notes
 
 
 def constant_note(spec: VariableSpec) -> str:

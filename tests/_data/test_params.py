@@ -47,6 +47,7 @@ BASE = {
     "farthest_first_lambda": lambda: ((NUM,), {"k": 2}),
     "hclust_sparse_permute": lambda: ((NUM,), {"nperms": 2, "wbounds": [1.2, 1.5]}),
     "kmeans_sparse_permute": lambda: ((NUM, 2), {"nperms": 2, "wbounds": [1.2, 1.5]}),
+    "preview_columns": lambda: ((MIXED,), {}),
     "sparse_hclust": lambda: ((NUM,), {"wbound": 1.5}),
     "sparse_hclust_permute": lambda: ((NUM,), {"nperms": 2, "wbounds": [1.2, 1.5]}),
     "sparse_kmeans": lambda: ((NUM, 2), {"wbound": 1.5}),
