@@ -472,7 +472,8 @@ def _decide_parse(name: str, stats: ColumnStats, base: dict) -> ColumnDecision |
             name,
             "parsed",
             "numbers as text",
-            f"{share:.0%} of the values are numbers ({marks}; e.g. {list(examples)}){lost}",
+            f"{share:.0%} of the values are numbers, with a {marks}, e.g. "
+            f"{', '.join(repr(e) for e in examples)}{lost}",
             f"categorical=[{name!r}] keeps the text as categories",
             decimal=dec,
             examples=examples,
@@ -529,7 +530,7 @@ def _decide_levels(
             name,
             "dropped",
             "many levels",
-            f"{shown}, none seen in {lump_min} rows or more (lump_min)",
+            f"{shown}, none seen in lump_min={lump_min} rows or more",
             f"{undo_keep}; screen={{'lump_min': ...}} sets the rarity",
             **base,
         )
@@ -607,7 +608,7 @@ def apply_decision(s: pd.Series, d: ColumnDecision) -> pd.Series:
 _HEADS = {
     ("dropped", "identifier"): "look like identifiers (a distinct value on nearly every "
     "row cannot group rows) and were dropped",
-    ("dropped", "free text"): "hold free text and were dropped (each value is its own level)",
+    ("dropped", "free text"): "hold free text (each value is a level of its own) and were dropped",
     ("dropped", "many levels"): "have too many levels for the rows (a level seen once or "
     "twice looks pure in any cluster) and no common level; they were dropped",
     ("lumped", "many levels"): "have many levels for the rows (a level seen once or twice "
