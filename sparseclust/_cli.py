@@ -68,7 +68,8 @@ class _Call:
     """A :class:`Command`'s ``run``: ``sparseclust.<func>(x, data=data, **kwargs)``.
 
     ``kwargs`` holds every option named in ``options`` under its own name
-    (``max_iter=args.max_iter``), the shared ``--categorical`` and ``--numeric``,
+    (``max_iter=args.max_iter``), the shared ``--categorical``, ``--numeric``,
+    ``--screen`` / ``--no-screen`` and ``--lump-min`` (as ``screen=``),
     ``--seed`` as ``rng`` when ``seeded``, and each ``computed`` parameter's value
     derived from the parsed options.
     """
@@ -84,6 +85,9 @@ class _Call:
         kwargs = {name: getattr(args, name) for name in self.options}
         kwargs |= {name: value(args) for name, value in self.computed.items()}
         kwargs |= {"categorical": args.categorical, "numeric": args.numeric}
+        kwargs["screen"] = (
+            {"lump_min": args.lump_min} if args.screen and args.lump_min else bool(args.screen)
+        )
         if self.seeded:
             kwargs["rng"] = args.seed
         func = getattr(sparseclust, self.func)
@@ -485,6 +489,20 @@ def _parser() -> argparse.ArgumentParser:
             help="treat these columns as numeric",
         )
         p.add_argument(
+            "--screen",
+            action=argparse.BooleanOptionalAction,
+            default=True,
+            help="screen the columns whose kind is detected: identifiers and free text "
+            "dropped, numbers stored as text parsed, rare levels lumped (default: yes)",
+        )
+        p.add_argument(
+            "--lump-min",
+            type=int,
+            default=None,
+            metavar="ROWS",
+            help="rows a level needs not to be lumped into '(other)' (default: by the rows)",
+        )
+        p.add_argument(
             "--seed",
             type=int,
             default=DEFAULT_SEED,
@@ -607,10 +625,14 @@ def _as_options(text: str, sub: argparse.ArgumentParser) -> str:
 
     def swap(match: re.Match) -> str:
         name, value = match.group(1), match.group(2)
-        if name in on_off and value in ("True", "False"):  # --scale / --no-scale
+        if name in on_off:  # --scale / --no-scale
+            if value not in ("True", "False"):
+                return match.group(0)
             return f"--{'' if value == 'True' else 'no-'}{name.replace('_', '-')}"
         return f"{dests[name]} {value}" if name in dests else match.group(0)
 
+    if "lump_min" in dests:  # the screen's option, a dict in Python
+        text = text.replace("screen={'lump_min': ...}", "--lump-min ROWS")
     return re.sub(r"\b([a-z][a-z0-9_]*)=([^\s,;:)]+)", swap, text)
 
 

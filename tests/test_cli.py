@@ -530,3 +530,31 @@ def test_help_lists_an_example_of_every_command(capsys):
         with pytest.raises(SystemExit):
             main([name, "--help"])
         assert f"example:\n  python -m sparseclust {name} " in capsys.readouterr().out
+
+
+def test_messy_csv_is_screened_and_the_options_undo_it(tmp_path, capsys):
+    """A CSV with an identifier and numbers exported as text: screened, each decision
+    a warning written as command-line options; --no-screen and --lump-min reach the
+    method."""
+    rng = np.random.default_rng(0)
+    n = 120
+    seg = rng.integers(0, 2, n)
+    df = pd.DataFrame(
+        {
+            "id": [f"C{i:04d}" for i in range(n)],
+            "spend": [
+                f"{v:,.2f}" for v in np.array([900.0, 5000.0])[seg] * rng.lognormal(0, 0.1, n)
+            ],
+            "visits": seg * 5.0 + rng.normal(size=n),
+        }
+    )
+    path = tmp_path / "messy.csv"
+    df.to_csv(path, index=False)
+    assert main(["dpmeans", "--data", str(path), "--k", "2", "--scale"]) == 0
+    err = capsys.readouterr().err
+    assert "Columns ['id'] look like identifiers" in err and "--categorical ['id']" in err
+    assert "Columns ['spend'] hold numbers stored as text" in err
+    assert main(["sparse-kmeans", "--data", str(path), "--k", "2", "--no-screen"]) != 0
+    assert "columns ['id', 'spend'] are categorical" in capsys.readouterr().err
+    assert main(["sparse-kmeans", "--data", str(path), "--k", "2", "--scale"]) == 0
+    assert "Screened out: id (identifier)" in capsys.readouterr().out
