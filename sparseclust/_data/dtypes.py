@@ -312,12 +312,12 @@ def _marked_numbers(s: pd.Series) -> np.ndarray | None:
     """Text holding numbers with grouping marks, currency or percent signs, read as
     :func:`~sparseclust._data.screen.parse_numbers` reads them (text meaning "missing",
     such as ``"n/a"``, is missing); ``None`` when some other value is not a number."""
-    from .screen import NA_TEXT, parse_numbers
+    from .screen import NA_TEXT, column_unit, parse_numbers
 
     present = s.notna().to_numpy()
     if not s[present].map(lambda v: isinstance(v, str)).all():
         return None
-    x, _ = parse_numbers(s)
+    x, _ = parse_numbers(s, unit=column_unit(list(s[present])))
     na_text = s.map(lambda v: isinstance(v, str) and v.strip().lower() in NA_TEXT).to_numpy()
     if (present & ~na_text & ~np.isfinite(x)).any():
         return None

@@ -69,6 +69,7 @@ __all__ = [
     "ColumnStats",
     "ScreenOptions",
     "column_stats",
+    "column_unit",
     "decide",
     "lump_values",
     "many_levels",
@@ -299,14 +300,39 @@ def _clean(text: pd.Series) -> pd.Series:
     return t.str.replace(r"^([+-])[\s\u00a0]+", r"\1", regex=True)
 
 
-def parse_numbers(values: Sequence[str] | pd.Series, decimal: str | None = None) -> tuple:
+_UNIT = re.compile(r"^.*\d[.,]?\s*([A-Za-z\u00b5\u00b0][A-Za-z/\u00b5\u00b0\u00b2\u00b3.]*)$")
+
+
+def column_unit(values: Sequence[Any]) -> str | None:
+    """The unit written after the numbers of a text column (``"3,750 g"``: ``"g"``),
+    when every value that has one has the same and at least half the values have it;
+    else ``None`` (several units, as ``"3 kg"`` beside ``"500 g"``, are not converted).
+
+    Examples
+    --------
+    >>> column_unit(["3,750 g", "4,100 g", "n/a"]), column_unit(["3 kg", "500 g"])
+    ('g', None)
+    >>> column_unit(["C17", "C18"]) is None  # a prefix is not a unit
+    True
+    """
+    units = [m.group(1) for v in values if isinstance(v, str) and (m := _UNIT.match(v.strip()))]
+    present = [v for v in values if isinstance(v, str) and v.strip()]
+    if not units or len(set(units)) > 1 or 2 * len(units) < len(present):
+        return None
+    return units[0]
+
+
+def parse_numbers(
+    values: Sequence[str] | pd.Series, decimal: str | None = None, unit: str | None = None
+) -> tuple:
     """Each text value as a number (NaN where it is not one), and the decimal mark used.
 
     ``decimal=None`` chooses between ``"."`` (grouping marks ``,``, ``'`` or spaces) and
     ``","`` (grouping marks ``.``, ``'`` or spaces): the one that reads more values, the
     point on a tie (readr's default locale). Currency signs (``$ € £ ¥ ₹``), a percent
     sign (``"12%"`` is 12, as ``readr::parse_number`` reads it), surrounding spaces and
-    accounting parentheses are removed first.
+    accounting parentheses are removed first, and ``unit`` (see :func:`column_unit`)
+    after the number.
 
     Returns
     -------
@@ -321,10 +347,14 @@ def parse_numbers(values: Sequence[str] | pd.Series, decimal: str | None = None)
     ([12345.6, 1200.0, 7.0, 3.0, nan], '.')
     >>> parse_numbers(["12,5", "3,25", "1.234,5"])
     (array([  12.5 ,    3.25, 1234.5 ]), ',')
+    >>> parse_numbers(["3,750 g", "4,100 g"], unit="g")[0].tolist()
+    [3750.0, 4100.0]
     """
     text = pd.Series(list(values) if not isinstance(values, pd.Series) else values.to_numpy())
     text = text.astype(object).where(text.map(lambda v: isinstance(v, str)), None)
     text = text.astype("string")
+    if unit:
+        text = text.str.replace(r"\s*" + re.escape(unit) + r"\s*$", "", regex=True)
     clean = _clean(text)
     out = {}
     for dec in [decimal] if decimal else [".", ","]:
@@ -371,6 +401,9 @@ class ColumnDecision:
         How to have the column read otherwise.
     decimal : str or None
         The decimal mark of a parsed column (new data are parsed the same way).
+    unit : str or None
+        The unit written after a parsed column's numbers, removed (``"g"`` of
+        ``"3,750 g"``).
     keep_levels : tuple
         The levels kept by lumping (every other value reads as ``"(other)"``).
     n_distinct, n_obs, n_rows : int
@@ -383,6 +416,7 @@ class ColumnDecision:
     detail: str
     undo: str
     decimal: str | None = None
+    unit: str | None = None
     keep_levels: tuple = ()
     n_distinct: int = 0
     n_obs: int = 0
@@ -452,7 +486,8 @@ def _decide_parse(name: str, stats: ColumnStats, base: dict) -> ColumnDecision |
     n_real = int(counts[real].sum())
     if n_real == 0:
         return None
-    nums, dec = parse_numbers(pd.Series(values.to_numpy(dtype=object)))
+    unit = column_unit(list(values[real]))
+    nums, dec = parse_numbers(pd.Series(values.to_numpy(dtype=object)), unit=unit)
     ok = np.isfinite(nums) & real
     share = float(counts[ok].sum()) / n_real
     if share < 0.5:
@@ -465,6 +500,8 @@ def _decide_parse(name: str, stats: ColumnStats, base: dict) -> ColumnDecision |
         return None  # codes with leading zeros ("02139"): text, screened as levels
     n_bad = int(counts[real & ~ok].sum())
     marks = "decimal comma" if dec == "," else "decimal point"
+    if unit:
+        marks += f" and the unit {unit!r} removed"
     examples = tuple(str(v) for v in values[ok][:2])
     if share >= PARSE_SHARE:
         lost = f"; {n_bad} value(s) that are not numbers set missing ({bad})" if n_bad else ""
@@ -476,6 +513,7 @@ def _decide_parse(name: str, stats: ColumnStats, base: dict) -> ColumnDecision |
             f"{', '.join(repr(e) for e in examples)}{lost}",
             f"categorical=[{name!r}] keeps the text as categories",
             decimal=dec,
+            unit=unit,
             examples=examples,
             **base,
         )
@@ -562,7 +600,7 @@ def _text_or_id(counts: pd.Series) -> str:
 
 
 # ------------------------------------------------------------------ applying
-def apply_parse(s: pd.Series, decimal: str) -> pd.Series:
+def apply_parse(s: pd.Series, decimal: str, unit: str | None = None) -> pd.Series:
     """A parsed column: numbers as float64 (NaN where the text is not a number).
 
     Examples
@@ -571,7 +609,7 @@ def apply_parse(s: pd.Series, decimal: str) -> pd.Series:
     [1.5, nan, nan]
     """
     s = densify(s)
-    x, _ = parse_numbers(s, decimal)
+    x, _ = parse_numbers(s, decimal, unit)
     return pd.Series(x, index=s.index, name=s.name)
 
 
@@ -598,7 +636,7 @@ def lump_values(s: pd.Series, keep_levels: Sequence) -> pd.Series:
 def apply_decision(s: pd.Series, d: ColumnDecision) -> pd.Series:
     """The column as the decision reads it (parsed, lumped, or as it is)."""
     if d.action == "parsed":
-        return apply_parse(s, d.decimal or ".")
+        return apply_parse(s, d.decimal or ".", d.unit)
     if d.action == "lumped":
         return lump_values(s, d.keep_levels)
     return s

@@ -142,6 +142,23 @@ def test_mostly_numbers_kept_categorical_with_warning():
     assert any("too many values do not parse" in m and "['v']" in m for m in msgs)
 
 
+def test_a_unit_after_the_numbers_is_removed_once_it_is_the_columns_only_unit():
+    g = np.random.default_rng(2)
+    mass = np.round(g.normal(4000, 600, 200))
+    df = pd.DataFrame({"mass": [f"{v:,.0f} g" for v in mass], "x": g.normal(size=200)})
+    table, msgs = _read(df)
+    np.testing.assert_array_equal(table.numeric[:, table.numeric_names.index("mass")], mass)
+    assert any("the unit 'g' removed" in m for m in msgs)
+    assert table.spec.screening[0].unit == "g"
+    # two units are not converted into one: the column is not parsed
+    mixed = [f"{v / 1000:.1f} kg" if i % 2 else f"{v:.0f} g" for i, v in enumerate(mass)]
+    d = decide("mass", column_stats(pd.Series(mixed)), ScreenOptions())
+    assert d is None or d.action != "parsed"
+    # an identifier's prefix is not a unit
+    d = decide("id", column_stats(pd.Series([f"C{i}" for i in range(200)])), ScreenOptions())
+    assert d.action == "dropped" and d.why == "identifier"
+
+
 def test_leading_zeros_are_codes_not_numbers():
     zips = pd.array([f"{z:05d}" for z in np.random.default_rng(0).integers(0, 2000, 300)], "str")
     stats = column_stats(pd.Series(zips))
