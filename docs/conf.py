@@ -101,7 +101,7 @@ numpydoc_validation_exclude = {
     r"\._[a-z]",
     r"\.__[a-z]+__$",
     r"^sparseclust\.simulate\.DESIGNS$",
-    r"^sparseclust\.[A-Z]\w*\.(lazy_counts|center_|eval_env|inputs|dropped_constant)$",
+    r"^sparseclust\.[A-Z]\w*\.(lazy_counts|center_|eval_env|inputs|dropped_constant|screening)$",
 }
 
 # -- MyST (the guide pages and the gallery are Markdown) -----------------------------

@@ -58,6 +58,7 @@ CALLS = {
 
 
 @pytest.mark.parametrize("name", list(CALLS))
+@pytest.mark.filterwarnings(r"ignore:Columns \['z'\] hold integers:UserWarning")  # z: a code
 def test_dataframe_not_modified(name):
     df = _mixed_frame()
     before = df.copy(deep=True)

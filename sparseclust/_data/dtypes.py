@@ -310,9 +310,9 @@ def to_float(s: pd.Series, name: str, *, source: str = "numeric=") -> np.ndarray
 
 def _marked_numbers(s: pd.Series) -> np.ndarray | None:
     """Text holding numbers with grouping marks, currency or percent signs, read as
-    :func:`~sparseclust._data.screen.parse_numbers` reads them (text meaning "missing",
+    :func:`~sparseclust._data.numbers.parse_numbers` reads them (text meaning "missing",
     such as ``"n/a"``, is missing); ``None`` when some other value is not a number."""
-    from .screen import NA_TEXT, column_unit, parse_numbers
+    from .numbers import NA_TEXT, column_unit, parse_numbers
 
     present = s.notna().to_numpy()
     if not s[present].map(lambda v: isinstance(v, str)).all():

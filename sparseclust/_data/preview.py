@@ -63,7 +63,7 @@ def preview_columns(
 
     See Also
     --------
-    build_table : the typed table itself (with the warnings).
+    build_table : The typed table itself (with the warnings).
 
     Examples
     --------

@@ -171,7 +171,8 @@ def _adult_like(n: int = 600) -> pd.DataFrame:
 
 
 def test_summary_html_folds_rare_levels_and_hides_repeated_tables():
-    fit = sc.craft(_adult_like(), k=2, m=0.5, rng=0)
+    # country named: read with every level (the screen would lump its rare levels)
+    fit = sc.craft(_adult_like(), k=2, m=0.5, rng=0, categorical=["country"])
     s = fit.summary()
     html = s._repr_html_()
     assert {"selected", "selected_profiles", "profiles"} <= set(s.tables)  # all kept
