@@ -9,6 +9,12 @@ features DataFrame, ready for :func:`sparseclust.plotting.plot_subspaces`.
 ``"x1"`` .. ``"xd"`` as in the paper, labels = classes, plus the true covariate
 clustering and covariance).
 
+:func:`make_customers` is not a paper's design (so not in :data:`DESIGNS`): a
+customer-like table of issue 32 with segments carried by two numeric and two
+categorical columns, eight irrelevant columns, and on request the messy columns real
+tables carry (an identifier, free text, numbers stored as text, many-level cities, an
+integer code).
+
 Binary designs have pandas ``bool`` columns (read as categorical by the package);
 numeric designs have ``float64`` columns. Rows come grouped by cluster (cluster 0
 first), as in the paper's figures; ``shuffle=True`` permutes them. Every random step
@@ -73,6 +79,7 @@ __all__ = [
     "craft_fig4c",
     "covariate_sim",
     "list_designs",
+    "make_customers",
     "sparse_motivating",
     "sparse_sim",
 ]
@@ -86,7 +93,8 @@ class Simulated:
     ----------
     data : DataFrame
         ``n_obs`` x ``D`` features named ``"f1"`` .. ``"fD"``: ``bool`` columns for
-        binary designs, ``float64`` for numeric ones.
+        binary designs, ``float64`` for numeric ones (:func:`make_customers`: named
+        columns of mixed types).
     labels : Series of int64
         True 0-based cluster of each row (name ``"cluster"``, same index as ``data``).
     subspaces : DataFrame of bool
@@ -891,6 +899,289 @@ def covariate_sim(
         sigma=pd.DataFrame(sigma, index=cols.copy(), columns=cols.copy()),
         means=pd.DataFrame(means, index=classes, columns=cols.copy()),
     )
+
+
+# ------------------------------------------------------------------ customer-like table
+_MESSY_KINDS: tuple[str, ...] = (  # what make_customers(messy=...) can add
+    "customer_id",
+    "comment",
+    "spend_text",
+    "city400",
+    "city60",
+    "code5",
+)
+
+_SEGMENTS = {  # segment j: spend N(spend_mean + j spend_step, (spend_sd + j spend_sd_step)^2), ...
+    "spend_mean": 1200.0,
+    "spend_step": 1800.0,
+    "spend_sd": 350.0,
+    "spend_sd_step": 100.0,
+    "visits_mean": 4.0,
+    "visits_step": 2.75,
+    "visits_sd": 1.2,
+    "share": 0.6,  # of the segment's own channel and plan
+}
+_CHANNELS = ("store", "web", "app", "phone")
+_PLANS = ("basic", "plus", "premium")
+_NOISE_LEVELS = {
+    "region": ("north", "south", "east", "west"),
+    "newsletter": ("yes", "no"),
+    "device": ("desktop", "android", "ios"),
+    "payment": ("card", "cash", "paypal", "transfer", "voucher"),
+}
+_WORDS = (
+    "great service friendly staff slow delivery late parcel damaged box price too high "
+    "good value will return again never recommend website app crashed easy checkout "
+    "helpful support long queue fresh products wrong size refund quick card declined "
+    "nice colours small shop"
+).split()
+_CITY_HEADS = (
+    "Ash Bel Cal Dun Elm Fair Glen Hart Iron Kings Lake Mill North Oak Pine Red Stone "
+    "West Wood York"
+).split()
+_CITY_TAILS = "bury ford ham ley mouth port stead ton ville wick worth field".split()
+
+
+def _check_messy(messy: Any) -> tuple[str, ...]:
+    names = (messy,) if isinstance(messy, str) else messy
+    if not isinstance(names, Sequence | np.ndarray):
+        raise TypeError(
+            f"messy must be a sequence of column kinds (a list or tuple); got "
+            f"messy={messy!r}. Use e.g. messy=['customer_id', 'city400']; the kinds: "
+            f"{list(_MESSY_KINDS)}."
+        )
+    names = tuple(str(n) if isinstance(n, str) else n for n in names)
+    unknown = [n for n in names if not isinstance(n, str) or n not in _MESSY_KINDS]
+    if unknown:
+        raise ValueError(
+            f"messy must name column kinds among {list(_MESSY_KINDS)}; got unknown "
+            f"{unknown!r} in messy={list(names)!r}. Use e.g. messy=['customer_id']."
+        )
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise ValueError(
+            f"messy must name each column kind at most once; got {repeated!r} more than "
+            f"once in messy={list(names)!r}. Use e.g. messy={sorted(set(names))!r}."
+        )
+    return names
+
+
+def _shares(k: int, n_levels: int, main: float) -> np.ndarray:
+    """k x n_levels level shares: segment j puts ``main`` on level ``j mod n_levels``
+    and spreads the rest evenly."""
+    out = np.full((k, n_levels), (1.0 - main) / (n_levels - 1))
+    out[np.arange(k), np.arange(k) % n_levels] = main
+    return out
+
+
+def _draw_levels(gen: np.random.Generator, levels: Sequence[str], shares: np.ndarray) -> np.ndarray:
+    """One level per row; ``shares`` is rows x levels (each row sums to 1)."""
+    u = gen.random(shares.shape[0])
+    idx = (u[:, None] > np.cumsum(shares, axis=1)[:, :-1]).sum(axis=1)
+    return np.asarray(levels, dtype=object)[idx]
+
+
+def _text(values: Any) -> pd.Series:
+    """pandas' default string dtype (``str``), as ``read_csv`` gives text columns."""
+    return pd.Series(np.asarray(values, dtype=object), dtype="str")
+
+
+def _city_names(n_levels: int) -> list[str]:
+    heads, tails = len(_CITY_HEADS), len(_CITY_TAILS)
+    out = []
+    for i in range(n_levels):
+        name = _CITY_HEADS[i % heads] + _CITY_TAILS[(i // heads) % tails]
+        rep = i // (heads * tails)
+        out.append(name if rep == 0 else f"{name} {rep + 1}")
+    return out
+
+
+def _city(gen: np.random.Generator, n: int, n_levels: int) -> pd.Series:
+    """``n_levels`` cities, each seen at least once (when ``n_levels <= n``), the other
+    rows uniform over the cities."""
+    names = np.asarray(_city_names(n_levels), dtype=object)
+    first = np.arange(min(n_levels, n))
+    rest = gen.integers(n_levels, size=n - first.size)
+    return _text(names[gen.permutation(np.concatenate([first, rest]))])
+
+
+def _comments(gen: np.random.Generator, n: int) -> pd.Series:
+    """Free text: 4-9 words from a small vocabulary, distinct across rows."""
+    seen: set[str] = set()
+    out = []
+    while len(out) < n:
+        words = gen.choice(_WORDS, size=int(gen.integers(4, 10)))
+        text = " ".join(words).capitalize() + "."
+        if text not in seen:
+            seen.add(text)
+            out.append(text)
+    return _text(out)
+
+
+def _messy_column(kind: str, gen: np.random.Generator, n: int, spend: np.ndarray) -> pd.Series:
+    if kind == "customer_id":
+        width = max(5, len(str(n)))
+        return _text([f"C{i:0{width}d}" for i in range(1, n + 1)])
+    if kind == "comment":
+        return _comments(gen, n)
+    if kind == "spend_text":
+        return _text([f"{v:,.1f}" for v in spend])
+    if kind in ("city400", "city60"):
+        per600 = 400 if kind == "city400" else 60
+        return _city(gen, n, max(2, round(per600 * n / 600)))
+    return pd.Series(gen.integers(1, 6, size=n), dtype=np.int64)  # code5
+
+
+def make_customers(
+    n_samples: int = 600,
+    *,
+    k: int = 3,
+    messy: Sequence[str] = (),
+    shuffle: bool = True,
+    rng: Any = None,
+) -> Simulated:
+    """A customer-like table with ``k`` segments, and the messy columns real tables carry.
+
+    The design of issue 32 (not a paper's): ``k`` segments of equal size (up to one
+    row) carried by two numeric and two categorical columns, and eight irrelevant
+    columns, four numeric and four categorical. Text columns have pandas' default
+    string dtype (``str``), as :func:`pandas.read_csv` gives them; numeric columns are
+    ``float64``. Segment ``j`` (0-based) has:
+
+    * ``spend``: N(1200 + 1800 j, (350 + 100 j)^2), at least 0, rounded to 0.1;
+    * ``visits`` (a monthly average): N(4 + 2.75 j, 1.2^2), at least 0, rounded to
+      0.1;
+    * ``channel`` (store, web, app, phone): share 0.6 on level ``j mod 4``, 0.4 / 3
+      on each other;
+    * ``plan`` (basic, plus, premium): share 0.6 on level ``j mod 3``, 0.2 on each
+      other.
+
+    The noise columns are the same for every segment: ``age`` N(42, 12^2) in whole
+    years (float64), ``tenure_years`` N(6, 2^2) (at least 0), ``income_k``
+    N(55, 15^2), ``basket_avg`` N(45, 10^2), and ``region`` (4 levels),
+    ``newsletter`` (2), ``device`` (3), ``payment`` (5), each uniform over its levels.
+    At the defaults ``craft(data, k=3, m=0.5, rng=s)`` finds the segments with ARI
+    0.96-0.99 on seeds 0-3 and ``craft(data, rng=s)`` (K and m chosen) with ARI
+    0.95-0.99 at K = 3 on the same seeds (on 10 of seeds 0-11; K = 2 on the others):
+    the issue's clean table. One messy column then takes the fit apart (see
+    ``benchmarks/messy_tables.py``).
+
+    ``messy`` adds columns of the kinds issue 32 lists, each named by its kind and
+    appended in the order given, except ``"spend_text"``, which takes ``spend``'s
+    place:
+
+    * ``"customer_id"``: ``"C00001"``, ``"C00002"``, ... in row order (one per row,
+      string);
+    * ``"comment"``: free text of 4-9 words from a vocabulary of 41 words, distinct across
+      rows (string);
+    * ``"spend_text"``: REPLACES ``spend`` by its values as text with grouping marks,
+      ``"3,456.7"`` (``"871.9"`` below 1000; string): only the text carries the
+      signal;
+    * ``"city400"``: a city with ``round(400 n / 600)`` levels (400 over 600 rows),
+      each seen at least once, the other rows uniform over them (string);
+    * ``"city60"``: the same with ``round(60 n / 600)`` levels (string);
+    * ``"code5"``: an integer code 1-5 (``int64``), uniform.
+
+    The comment, the cities and the code are irrelevant to the segments. Each kind
+    is drawn from its own stream of ``rng``, so the clean columns, and any one messy
+    column, are the same whatever else is asked for.
+
+    Parameters
+    ----------
+    n_samples : int, default 600
+        Number of rows (at least ``k``); the segments' sizes differ by at most one
+        (the first ``n_samples mod k`` segments have one row more).
+    k : int, default 3
+        Number of segments (at least 2).
+    messy : sequence of str, default ()
+        Messy columns to add, any of ``"customer_id"``, ``"comment"``,
+        ``"spend_text"``, ``"city400"``, ``"city60"``, ``"code5"``, each at most once
+        (one name alone may be given as a str).
+    shuffle : bool, default True
+        Permute the rows (otherwise grouped by segment, segment 0 first).
+    rng : None, int or numpy.random.Generator
+        Source of randomness.
+
+    Returns
+    -------
+    Simulated
+        ``data`` (12 columns plus the messy ones), ``labels`` (the segments),
+        ``subspaces`` (True on the four segment columns for every segment: ``spend``
+        or ``spend_text``, ``visits``, ``channel``, ``plan``), ``design`` =
+        ``"customers"`` and ``params`` (``n_samples``, ``k``, ``messy``,
+        ``shuffle``).
+
+    See Also
+    --------
+    sparseclust.craft : CRAFT, which should find the segments with or without the
+        messy columns.
+
+    Notes
+    -----
+    Not one of the papers' designs, so not in :data:`DESIGNS`.
+
+    Examples
+    --------
+    >>> from sparseclust.simulate import make_customers
+    >>> sim = make_customers(rng=0)
+    >>> sim
+    Simulated(design='customers', n_obs=600, n_features=12, cluster_sizes=[200, 200, 200], subspace_sizes=[4, 4, 4])
+    >>> sim.data.groupby(sim.labels)["spend"].mean().round(-2).tolist()
+    [1200.0, 3000.0, 4800.0]
+    >>> messy = make_customers(rng=0, messy=["customer_id", "spend_text", "code5"])
+    >>> messy.data.columns.tolist()[:3], messy.data.columns.tolist()[-2:]
+    (['spend_text', 'visits', 'channel'], ['customer_id', 'code5'])
+    >>> messy.data["customer_id"].head(3).tolist(), messy.data["spend_text"].head(3).tolist()
+    (['C00001', 'C00002', 'C00003'], ['871.9', '3,878.1', '886.2'])
+    >>> messy.data.dtypes[["customer_id", "spend_text", "code5"]].astype(str).tolist()
+    ['str', 'str', 'int64']
+    """
+    k = check_int("k", k, min=2)
+    n = check_int("n_samples", n_samples, min=k)
+    kinds = _check_messy(messy)
+    shuffle = check_bool("shuffle", shuffle)
+    gen = as_rng(rng)
+    labels = np.arange(n) % k
+    if not shuffle:
+        labels = np.sort(labels)
+    else:
+        labels = labels[gen.permutation(n)]
+    seg, d = np.arange(k), _SEGMENTS
+    spend_mean = d["spend_mean"] + d["spend_step"] * seg
+    spend_sd = d["spend_sd"] + d["spend_sd_step"] * seg
+    spend = np.maximum(gen.normal(spend_mean[labels], spend_sd[labels]), 0)
+    visits_mean = d["visits_mean"] + d["visits_step"] * seg
+    visits = np.maximum(gen.normal(visits_mean[labels], d["visits_sd"]), 0)
+    cols: dict[str, Any] = {
+        "spend": np.round(spend, 1),
+        "visits": np.round(visits, 1),
+        "channel": _text(_draw_levels(gen, _CHANNELS, _shares(k, 4, d["share"])[labels])),
+        "plan": _text(_draw_levels(gen, _PLANS, _shares(k, 3, d["share"])[labels])),
+        "age": np.round(gen.normal(42, 12, n)),
+        "tenure_years": np.round(np.maximum(gen.normal(6, 2, n), 0), 1),
+        "income_k": np.round(gen.normal(55, 15, n), 1),
+        "basket_avg": np.round(gen.normal(45, 10, n), 2),
+    }
+    for name, levels in _NOISE_LEVELS.items():
+        uniform = np.full((n, len(levels)), 1.0 / len(levels))
+        cols[name] = _text(_draw_levels(gen, levels, uniform))
+    streams = dict(zip(_MESSY_KINDS, gen.spawn(len(_MESSY_KINDS)), strict=True))
+    for kind in kinds:
+        column = _messy_column(kind, streams[kind], n, np.round(spend, 1))
+        if kind == "spend_text":  # in spend's place
+            cols = {kind if c == "spend" else c: v for c, v in cols.items()}
+        cols[kind] = column
+    index = pd.RangeIndex(n)
+    data = pd.DataFrame({c: pd.Series(v).set_axis(index) for c, v in cols.items()})
+    signal = ["spend_text" if "spend_text" in kinds else "spend", "visits", "channel", "plan"]
+    subspaces = pd.DataFrame(
+        np.tile(data.columns.isin(signal), (k, 1)),
+        index=pd.RangeIndex(k, name="cluster"),
+        columns=data.columns.copy(),
+    )
+    lab = pd.Series(labels.astype(np.int64), index=index, name="cluster")
+    params = {"n_samples": n, "k": k, "messy": kinds, "shuffle": shuffle}
+    return Simulated(data=data, labels=lab, subspaces=subspaces, design="customers", params=params)
 
 
 DESIGNS: MappingProxyType[str, Callable[..., Simulated]] = MappingProxyType(

@@ -16,6 +16,7 @@ from matplotlib.figure import Figure
 
 import sparseclust
 from sparseclust import simulate
+from sparseclust.metrics import ari
 from sparseclust.plotting import plot_k_selection, plot_subspaces
 from sparseclust.simulate import (
     DESIGNS,
@@ -27,6 +28,7 @@ from sparseclust.simulate import (
     craft_fig4a,
     craft_fig4c,
     list_designs,
+    make_customers,
 )
 
 BINARY = ["craft_fig2a", "craft_fig2c", "craft_fig4a"]
@@ -477,3 +479,164 @@ def test_sparse_motivating_correlation():
     np.testing.assert_allclose(X[lab == 1].mean(axis=0), [0.5, 0.0], atol=0.05)
     with pytest.raises(ValueError, match="rho"):
         simulate.sparse_motivating(rho=1.0)
+
+
+# ----------------------------------------------------------------------------- make_customers
+CLEAN = [
+    "spend",
+    "visits",
+    "channel",
+    "plan",
+    "age",
+    "tenure_years",
+    "income_k",
+    "basket_avg",
+    "region",
+    "newsletter",
+    "device",
+    "payment",
+]
+KINDS = ["customer_id", "comment", "spend_text", "city400", "city60", "code5"]
+
+
+def test_customers_structure():
+    sim = make_customers(rng=0)
+    assert isinstance(sim, Simulated) and sim.design == "customers"
+    assert sim.data.shape == (600, 12) and sim.data.columns.tolist() == CLEAN
+    assert sim.data.index.equals(pd.RangeIndex(600))
+    numeric = ["spend", "visits", "age", "tenure_years", "income_k", "basket_avg"]
+    assert (sim.data[numeric].dtypes == np.dtype("float64")).all()
+    text = [c for c in CLEAN if c not in numeric]
+    assert all(isinstance(sim.data[c].dtype, pd.StringDtype) for c in text)
+    assert all(sim.data[c].dtype == "str" for c in text)  # pandas' default, as read_csv
+    assert sim.data.notna().all().all()
+    assert sim.labels.name == "cluster" and sim.labels.dtype == np.int64
+    assert sim.labels.value_counts().sort_index().tolist() == [200, 200, 200]
+    assert not sim.labels.is_monotonic_increasing  # shuffled by default
+    assert sim.subspaces.shape == (3, 12) and sim.subspaces.columns.equals(sim.data.columns)
+    for k in range(3):
+        chosen = sim.subspaces.columns[sim.subspaces.loc[k].to_numpy()].tolist()
+        assert chosen == ["spend", "visits", "channel", "plan"]
+    assert sim.params == {"n_samples": 600, "k": 3, "messy": (), "shuffle": True}
+    assert repr(sim).startswith("Simulated(design='customers', n_obs=600, n_features=12")
+
+
+def test_customers_read_as_six_numeric_six_categorical():
+    spec = sparseclust.build_table(make_customers(60, rng=0).data).spec
+    kinds = {c.name: c.kind for c in spec.columns}
+    assert [c for c in CLEAN if kinds[c] == "numeric"] == CLEAN[:2] + CLEAN[4:8]
+    assert [c for c in CLEAN if kinds[c] == "categorical"] == CLEAN[2:4] + CLEAN[8:]
+
+
+def test_customers_segments_and_noise():
+    sim = make_customers(6000, rng=1)
+    by = sim.data.groupby(sim.labels)
+    np.testing.assert_allclose(by["spend"].mean(), [1200, 3000, 4800], rtol=0.02)
+    np.testing.assert_allclose(by["spend"].std(), [350, 450, 550], rtol=0.06)
+    np.testing.assert_allclose(by["visits"].mean(), [4.0, 6.75, 9.5], atol=0.1)
+    channel = pd.crosstab(sim.labels, sim.data["channel"], normalize="index")
+    assert channel.idxmax(axis=1).tolist() == ["store", "web", "app"]
+    np.testing.assert_allclose(channel.max(axis=1), 0.6, atol=0.03)
+    plan = pd.crosstab(sim.labels, sim.data["plan"], normalize="index")
+    assert plan.idxmax(axis=1).tolist() == ["basic", "plus", "premium"]
+    for col, centre in [("age", 42), ("tenure_years", 6), ("income_k", 55), ("basket_avg", 45)]:
+        np.testing.assert_allclose(by[col].mean(), centre, rtol=0.05)  # same in every segment
+    levels = {"region": 4, "newsletter": 2, "device": 3, "payment": 5}
+    for col, n_levels in levels.items():
+        shares = pd.crosstab(sim.labels, sim.data[col], normalize="index")
+        assert shares.shape == (3, n_levels)
+        np.testing.assert_allclose(shares, 1 / n_levels, atol=0.04)
+
+
+def test_customers_craft_finds_the_segments():
+    sim = make_customers(rng=0)
+    fit = sparseclust.craft(sim.data, k=3, m=0.5, rng=0, progress=False)
+    assert ari(sim.labels, fit.labels) > 0.95
+
+
+def test_customers_k_and_sizes():
+    sim = make_customers(7, k=3, shuffle=False, rng=0)
+    assert sim.labels.tolist() == [0, 0, 0, 1, 1, 2, 2]  # grouped, sizes differ by <= 1
+    five = make_customers(500, k=5, rng=0)
+    assert five.n_clusters == 5 and five.labels.value_counts().tolist() == [100] * 5
+    means = five.data.groupby(five.labels)["spend"].mean()
+    assert means.is_monotonic_increasing and means.iloc[-1] > 8000
+
+
+def test_customers_messy_kinds():
+    sim = make_customers(rng=2, messy=KINDS)
+    d = sim.data
+    assert d.columns.tolist() == ["spend_text", *CLEAN[1:], *KINDS[:2], *KINDS[3:]]
+    assert sim.params["messy"] == tuple(KINDS)
+    ids = d["customer_id"]
+    assert ids.dtype == "str" and ids.is_unique and ids.str.fullmatch(r"C\d{5}").all()
+    assert ids.iloc[16] == "C00017"
+    comment = d["comment"]
+    assert comment.dtype == "str" and comment.is_unique
+    assert (comment.str.split().str.len() >= 4).all()
+    words = set(comment.str.lower().str.rstrip(".").str.split().explode())
+    assert len(words) <= 41  # a small vocabulary
+    assert d["city400"].dtype == "str" and d["city400"].nunique() == 400
+    assert d["city60"].dtype == "str" and d["city60"].nunique() == 60
+    assert d["code5"].dtype == np.int64 and sorted(d["code5"].unique()) == [1, 2, 3, 4, 5]
+
+
+def test_customers_spend_text_replaces_spend():
+    clean = make_customers(rng=3)
+    sim = make_customers(rng=3, messy=["spend_text"])
+    assert "spend" not in sim.data and sim.data.columns[0] == "spend_text"
+    text = sim.data["spend_text"]
+    assert text.dtype == "str"
+    big = clean.data["spend"] >= 1000
+    assert big.any() and text[big].str.fullmatch(r"\d{1,3}(,\d{3})+\.\d").all()
+    assert text.iloc[0] == f"{clean.data['spend'].iloc[0]:,.1f}"
+    parsed = text.str.replace(",", "").astype(float)
+    pd.testing.assert_series_equal(parsed, clean.data["spend"], check_names=False)
+    assert sim.subspaces.columns[sim.subspaces.loc[0].to_numpy()].tolist() == [
+        "spend_text",
+        "visits",
+        "channel",
+        "plan",
+    ]
+
+
+def test_customers_levels_scale_with_rows():
+    sim = make_customers(300, rng=0, messy=("city400", "city60"))
+    assert (sim.data["city400"].nunique(), sim.data["city60"].nunique()) == (200, 30)
+    big = make_customers(6000, rng=0, messy="city400")  # one name alone
+    assert big.data["city400"].nunique() == 4000 and big.data["city400"].is_unique is False
+
+
+def test_customers_reproducible_and_streams():
+    a, b = make_customers(rng=7, messy=KINDS), make_customers(rng=7, messy=KINDS)
+    pd.testing.assert_frame_equal(a.data, b.data)
+    pd.testing.assert_series_equal(a.labels, b.labels)
+    c = make_customers(rng=np.random.default_rng(7), messy=KINDS)
+    pd.testing.assert_frame_equal(a.data, c.data)
+    assert not a.data.equals(make_customers(rng=8, messy=KINDS).data)
+    gen = np.random.default_rng(0)
+    assert not make_customers(rng=gen).data.equals(make_customers(rng=gen).data)
+    clean = make_customers(rng=7)
+    pd.testing.assert_frame_equal(a.data[CLEAN[1:]], clean.data[CLEAN[1:]])  # clean unchanged
+    pd.testing.assert_series_equal(a.labels, clean.labels)
+    one = make_customers(rng=7, messy=["city60"])  # a kind does not depend on the others
+    pd.testing.assert_series_equal(one.data["city60"], a.data["city60"])
+
+
+@pytest.mark.parametrize(
+    "kwargs, exc, match",
+    [
+        ({"messy": ["customer_id", "zip"]}, ValueError, r"messy must name column kinds among \['customer_id', 'comment', 'spend_text', 'city400', 'city60', 'code5'\]; got unknown \['zip'\]"),
+        ({"messy": ["code5", "code5"]}, ValueError, r"at most once; got \['code5'\]"),
+        ({"messy": 5}, TypeError, r"messy must be a sequence of column kinds"),
+        ({"messy": {"code5"}}, TypeError, r"messy must be a sequence"),
+        ({"k": 1}, ValueError, r"k must be an integer >= 2; got k=1"),
+        ({"n_samples": 2}, ValueError, r"n_samples must be an integer >= 3; got n_samples=2"),
+        ({"n_samples": 10.5}, TypeError, r"n_samples must be an integer"),
+        ({"shuffle": "yes"}, TypeError, r"shuffle must be True or False"),
+        ({"rng": "seed"}, TypeError, r"rng must be None, an int seed"),
+    ],
+)  # fmt: skip
+def test_customers_validation(kwargs, exc, match):
+    with pytest.raises(exc, match=match):
+        make_customers(**kwargs)
