@@ -811,7 +811,8 @@ def sparse_kmeans(
         ``_lloyd.kmeans_multi_start``). It moves one point at a time, so it needs the
         rows in memory: on Dask, ``"hartigan-wong"`` is refused. ``"lloyd"`` is R's
         ``algorithm="Lloyd"`` (exact nearest centres, sequential sums) and gives the
-        same result in memory and on Dask.
+        same result in memory and on Dask. R's spellings are accepted in any case
+        (``"Hartigan-Wong"``, ``"Lloyd"``, ``"Forgy"``).
     nstart : int
         Random starts of the initial, unweighted k-means (sparcl's ``nstart=20``).
     max_iter : int

@@ -40,9 +40,12 @@ MISSING = Choice(("raise", "drop", "native"))
 #: ``backend=`` of sparse k-means.
 BACKEND = Choice(("auto", "numpy", "dask"))
 #: ``algorithm=`` of sparse k-means' partition step (``"auto"`` is resolved in the body:
-#: it depends on the backend).
+#: it depends on the backend). R's ``kmeans`` spellings are accepted in any case
+#: (``"Hartigan-Wong"``, ``"Lloyd"``, and ``"Forgy"``, R's other name of Lloyd's).
 ALGORITHM = Spelling(
-    ("auto", "hartigan-wong", "lloyd"), {"hartigan_wong": "hartigan-wong"}, lower=True
+    ("auto", "hartigan-wong", "lloyd"),
+    {"hartigan_wong": "hartigan-wong", "forgy": "lloyd"},
+    lower=True,
 )
 #: ``dissimilarity=`` of sparse hierarchical clustering (sparcl's spellings accepted).
 DISSIMILARITY = Spelling(
