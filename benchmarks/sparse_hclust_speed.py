@@ -9,7 +9,7 @@ run once more under tracemalloc for the peak of the fit's own allocations. The p
 RSS is the whole child process (interpreter, libraries, the data) at its maximum.
 
 sparcl 1.0.4's HierarchicalSparseCluster on the same kind of machine (2 cores,
-reference BLAS; ``../shared/specs/sparse.md``): 3.8 s / 582 MB at 200 x 1000,
+reference BLAS; measured for the project's sparse methods specification): 3.8 s / 582 MB at 200 x 1000,
 90 s / 12.3 GiB at 1000 x 1000, and "cannot allocate vector of size 74.5 GiB" at
 2000 x 5000 (its D is n(n-1)/2 x p doubles, several copies).
 

@@ -11,6 +11,7 @@ into the Python, numpy, pandas and scikit-learn documentation (needs the network
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import sys
@@ -71,6 +72,38 @@ def _no_constructor_signature(app, what, name, obj, options, signature, return_a
         return "", None
     return None
 
+
+def _aliases() -> dict[str, list[str]]:
+    """Full name of a public function -> its other public names: a module-level
+    ``alias = target`` in a public module whose ``__all__`` lists the alias (e.g.
+    ``sparse_kmeans_permute = kmeans_sparse_permute``). Read from the source, as the
+    version is. The function template gives each alias an entry on its target's page,
+    so a search finds it and ``:func:`` links to it."""
+    out: dict[str, list[str]] = {}
+    package = HERE.parent / "sparseclust"
+    for path in [package / "__init__.py", *sorted(package.glob("[a-z]*.py"))]:
+        module = "sparseclust" if path.name == "__init__.py" else f"sparseclust.{path.stem}"
+        tree = ast.parse(path.read_text())
+        public: set[str] = set()
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and [
+                t.id for t in node.targets if isinstance(t, ast.Name)
+            ] == ["__all__"]:
+                public = set(ast.literal_eval(node.value))
+        for node in tree.body:
+            if (
+                isinstance(node, ast.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+                and isinstance(node.value, ast.Name)
+                and node.targets[0].id in public
+                and node.value.id in public
+            ):
+                out.setdefault(f"{module}.{node.value.id}", []).append(node.targets[0].id)
+    return out
+
+
+autosummary_context = {"aliases": _aliases()}
 
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False

@@ -9,6 +9,7 @@ from ._covariate.front import CovariateClusteringResult, covariate_clustering
 from ._craft.front import craft, craft_lambda
 from ._craft.result import CraftResult
 from ._craft.variants import DPRFResult, EntropyResult, dp_rf, entropy_clustering
+from ._data.params import declare_public
 from ._data.preview import preview_columns
 from ._data.table import ColumnTable, VariableSpec, build_table
 from ._dpmeans.front import dpmeans, farthest_first_lambda
@@ -80,3 +81,6 @@ __all__ = [
 sparse_kmeans_permute = kmeans_sparse_permute
 #: Alias of :func:`hclust_sparse_permute`.
 sparse_hclust_permute = hclust_sparse_permute
+
+# The message of an unknown keyword names the public functions that take it.
+declare_public(f for f in map(globals().get, __all__) if hasattr(f, "__rules__"))

@@ -236,10 +236,17 @@ _KMEANS_OPTIONS = ("k", "weights", "algorithm", "nstart", "max_iter", "scale")
 
 
 def _kmeans_common(g: Any) -> None:
+    from ._sparse.rules import MAX_ROUNDS, SPARCL_MAX_ITER
+
     g.add_argument("--k", type=int, required=True, help="number of clusters")
     _choice(g, "--algorithm", ["hartigan-wong", "lloyd"])
     g.add_argument("--nstart", type=int, default=20, help="random starts (default 20)")
-    g.add_argument("--max-iter", type=int, default=6, help="rounds (default 6, as sparcl)")
+    g.add_argument(
+        "--max-iter",
+        type=int,
+        default=MAX_ROUNDS,
+        help=f"cap on the rounds (default {MAX_ROUNDS}; sparcl's is {SPARCL_MAX_ITER})",
+    )
     _sparse_common(g)
 
 
@@ -274,6 +281,18 @@ _kmeans_permute_run = _Call(
 )
 
 
+def _niter_option(g: Any) -> None:
+    """--niter of both hierarchical commands: the functions' cap, sparcl's named."""
+    from ._sparse.rules import MAX_ROUNDS, SPARCL_NITER
+
+    g.add_argument(
+        "--niter",
+        type=int,
+        default=MAX_ROUNDS,
+        help=f"cap on the iterations (default {MAX_ROUNDS}; sparcl's is {SPARCL_NITER})",
+    )
+
+
 def _sparse_hclust_args(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("sparse hierarchical clustering")
     g.add_argument(
@@ -282,12 +301,7 @@ def _sparse_hclust_args(p: argparse.ArgumentParser) -> None:
     _choice(g, "--method", ["average", "complete", "single", "centroid"])
     _choice(g, "--dissimilarity", ["squared", "absolute"])
     g.add_argument("--k", type=int, default=None, help="cut the tree into k clusters (labels)")
-    g.add_argument(
-        "--niter",
-        type=int,
-        default=50,
-        help="iterations (default 50; sparcl's 15 often stops short)",
-    )
+    _niter_option(g)
     g.add_argument(
         "--standardize-arrays", action="store_true", help="standardise each row (sparcl)"
     )
@@ -330,13 +344,14 @@ def _hclust_permute_args(p: argparse.ArgumentParser) -> None:
     _choice(g, "--rule", ["max", "1se"])
     _choice(g, "--method", ["average", "complete", "single", "centroid"])
     g.add_argument("--k", type=int, default=None, help="cut the chosen tree into k clusters")
+    _niter_option(g)
     g.add_argument("--n-jobs", type=int, default=None, help="parallel permutations (-1: all)")
     _sparse_common(g)
 
 
 _hclust_permute_run = _Call(
     "hclust_sparse_permute",
-    ("wbounds", "nperms", "rule", "method", "k", "n_jobs", "weights", "scale"),
+    ("wbounds", "nperms", "rule", "method", "k", "niter", "n_jobs", "weights", "scale"),
 )
 
 

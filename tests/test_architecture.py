@@ -190,3 +190,29 @@ def test_tests_mirror_the_folders():
         assert unit in folders, f"no tests/{unit}/ for sparseclust/{unit}/"
     names = [p.name for p in tests.rglob("test_*.py")]
     assert len(names) == len(set(names)), "test module basenames must be unique"
+
+
+def test_nothing_reads_outside_the_repository():
+    """Issue 34.4: the package, vignettes, benchmarks and tests read only what the
+    repository holds (data sets not shipped come through their loaders' documented
+    sources: ``load_banknote`` reads ``$SPARSECLUST_BANKNOTE`` or the user cache), never
+    the project's sibling ``shared`` directory next to a checkout."""
+    root = PKG.parent
+    up, name = "..", "shared"  # built here, so that this file does not match itself
+    pattern = re.compile(
+        rf"{re.escape(up)}[/\\]{name}\b|/work/{name}\b|[\"']{name}[\"']\s*[/)]"
+        rf"|parents\[\d\]\s*/\s*[\"']{name}[\"']"
+    )
+    hits = []
+    for folder in ("sparseclust", "vignettes", "benchmarks", "tests"):
+        for path in sorted((root / folder).rglob("*")):
+            if path.suffix not in {".py", ".md", ".R", ".txt", ".json", ".csv", ".toml", ".cfg"}:
+                continue
+            if path.suffix == ".csv" and path.stat().st_size > 2**20:
+                continue
+            text = path.read_text(errors="replace")
+            hits += [
+                f"{path.relative_to(root)}:{text.count(chr(10), 0, m.start()) + 1}: {m.group(0)}"
+                for m in pattern.finditer(text)
+            ]
+    assert not hits, "\n".join(hits)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import json
 import re
 import subprocess
 import sys
@@ -87,6 +88,41 @@ def test_every_public_name_has_a_page(site):
     # generated from the parser: every sub-command and a few of their options
     for text in ["craft", "sparse-kmeans", "kmeans-permute", "sparse-hclust", "--plot-out"]:
         assert text in cli, text
+
+
+def _search_objects(site: Path) -> dict[str, str]:
+    """``module.name`` -> the page (docname) of every object in the site's search index."""
+    text = (site / "searchindex.js").read_text(encoding="utf-8")
+    index = json.loads(text[text.index("(") + 1 : text.rindex(")")])
+    return {
+        f"{prefix}.{entry[4]}": index["docnames"][entry[0]]
+        for prefix, entries in index["objects"].items()
+        for entry in entries
+    }
+
+
+def test_every_public_name_is_found_by_the_search(site):
+    """Issue 34.5: each name of every public module's ``__all__`` is an object of the
+    search index, aliases and ``__version__`` included; an alias sits on its target's
+    page, and the reference index links to it."""
+    found = {name.rpartition(".")[2] for name in _search_objects(site)}
+    missing = [
+        f"{module}.{name}"
+        for module in PUBLIC_MODULES
+        for name in importlib.import_module(module).__all__
+        if name not in found
+    ]
+    assert not missing, f"not in the search index: {missing}"
+    objects = _search_objects(site)
+    assert objects["sparseclust.__version__"] == "api/index"
+    index = (site / "api" / "index.html").read_text(encoding="utf-8")
+    for module, alias, target in [
+        ("sparseclust", "sparse_kmeans_permute", "kmeans_sparse_permute"),
+        ("sparseclust", "sparse_hclust_permute", "hclust_sparse_permute"),
+        ("sparseclust.metrics", "ami", "adjusted_nmi"),
+    ]:
+        assert objects[f"{module}.{alias}"] == f"api/generated/{module}.{target}"
+        assert f'href="generated/{module}.{target}.html#{module}.{alias}"' in index, alias
 
 
 def test_api_pages_show_an_example(site):

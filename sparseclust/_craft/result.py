@@ -18,7 +18,11 @@ from .prepared import Prepared
 from .select_k import cap_note
 from .select_m import m_verdict
 
-__all__ = ["CraftResult", "build_result"]
+__all__ = ["ALL_SELECTED_NOTE", "CraftResult", "build_result"]
+
+
+#: The start of the summary note of a fit in which every cluster selected every feature.
+ALL_SELECTED_NOTE = "All features were selected by every cluster"
 
 
 @dataclass(frozen=True, eq=False, repr=False, kw_only=True)
@@ -332,6 +336,15 @@ class CraftResult(ClusterResult):
         # the 0/1 matrix and the blanked profiles repeat the profiles and frequencies
         return ("selected", "selected_profiles")
 
+    def _text_hidden(self) -> tuple[str, ...]:
+        # every feature selected: the selected profiles are the profiles (a note says so)
+        return ("selected_profiles",) if self._selects_all() else ()
+
+    def _selects_all(self) -> bool:
+        """Whether every cluster selected every feature (its selected profiles are then
+        its profiles)."""
+        return bool(self.selected.to_numpy().all())
+
     def _unselected(self) -> tuple[str, ...]:
         chosen = self.selected.any(axis=0)
         return tuple(str(v) for v in chosen.index[~chosen.to_numpy()])
@@ -379,6 +392,11 @@ class CraftResult(ClusterResult):
             notes.append(
                 "Missing cells were handled natively: they add nothing to a point's "
                 "cost and are left out of the cluster statistics."
+            )
+        if self._selects_all():
+            notes.append(
+                f"{ALL_SELECTED_NOTE} (m={fmt(self.m)}): the selected profiles are the "
+                'profiles, printed once ("Profiles"; both stay in .tables).'
             )
         notes.append(
             "Restarts are compared by the model's negative log-likelihood with the "

@@ -56,7 +56,7 @@ from .front import (
     read_table,
 )
 from .prepared import Prepared
-from .result import CraftResult
+from .result import ALL_SELECTED_NOTE, CraftResult
 
 __all__ = ["DPRFResult", "EntropyResult", "dp_rf", "entropy_clustering"]
 
@@ -120,7 +120,9 @@ class EntropyResult(CraftResult):
         return tables
 
     def _notes(self) -> list[str]:
-        notes = [n for n in super()._notes() if not n.startswith(_RESTART_NOTE)]
+        notes = [
+            n for n in super()._notes() if not n.startswith((_RESTART_NOTE, ALL_SELECTED_NOTE))
+        ]
         notes.append(
             f"Every binary variable is used by every cluster; cluster means are smoothed "
             f"with pseudo-count alpha={fmt(self._prep.data.alpha)}. Restarts are compared "

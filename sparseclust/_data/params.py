@@ -12,6 +12,7 @@ rule its :meth:`Rule.bad_values` through every function that declares it.
 
 from __future__ import annotations
 
+import difflib
 import functools
 import inspect
 import numbers
@@ -22,6 +23,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, TypeVar
 
 import numpy as np
@@ -29,6 +31,7 @@ import numpy as np
 F = TypeVar("F", bound=Callable[..., Any])
 
 __all__ = [
+    "KEYWORD_SPELLINGS",
     "Choice",
     "Columns",
     "Flag",
@@ -48,7 +51,9 @@ __all__ = [
     "check_int",
     "check_names",
     "check_number",
+    "declare_public",
     "given_arguments",
+    "unknown_keywords_message",
     "written",
     "user_stacklevel",
 ]
@@ -671,6 +676,147 @@ def check_interrupt() -> None:
         raise KeyboardInterrupt
 
 
+# ------------------------------------------------------------- unknown keywords
+#: Other packages' names of the public functions' parameters (sparcl, R's ``kmeans``,
+#: ``hclust`` and ``cluster``, scikit-learn, pysparcl): keyword -> the (parameter, hint)
+#: pairs it may mean, tried in order. The first parameter the called function has gives
+#: the hint; a pair with parameter ``""`` is the hint for a function that has none of
+#: them. ``{fn}``, ``{kw}`` and ``{param}`` are filled in. R's dotted names of the
+#: package's own parameters (``standardize.arrays``, ``method.features``, ``k.max``)
+#: need no entry: the message maps ``a.b`` to ``a_b`` (lower case) itself.
+KEYWORD_SPELLINGS: Mapping[str, tuple[tuple[str, str], ...]] = MappingProxyType(
+    {
+        "K": (("k", "sparcl's K is k= (lower case)"),),
+        "n_clusters": (
+            ("k", "scikit-learn's n_clusters is k= (the sklearn wrappers take n_clusters)"),
+        ),
+        "wbounds": (("wbound", "{fn} takes one bound, wbound= (a sequence of bounds is a path)"),),
+        "wbound": (("wbounds", "{fn} takes a sequence of bounds, wbounds="),),
+        "maxiter": (
+            ("max_iter", "sparcl's maxiter is max_iter="),
+            ("niter", "{fn} caps its iterations with niter= (sparcl's name here)"),
+        ),
+        "iter.max": (("max_iter", "R's iter.max is max_iter="),),
+        "max.iter": (("max_iter", "R's max.iter is max_iter="),),
+        "niter": (("max_iter", "{fn} caps its iterations with max_iter="),),
+        "max_iter": (("niter", "{fn} caps its iterations with niter= (sparcl's name)"),),
+        "nstart": (("n_init", "R's nstart is n_init="),),
+        "n_init": (("nstart", "{fn} takes sparcl's nstart= (the number of random starts)"),),
+        "silent": (
+            ("verbose", "sparcl's silent=TRUE is verbose=False, the default"),
+            ("progress", "sparcl's silent=TRUE is progress=False"),
+            ("", "{fn} prints nothing (sparcl's silent=TRUE): leave silent= out"),
+        ),
+        "verbose": (
+            ("progress", "{fn} shows progress with progress="),
+            ("", "{fn} prints nothing: leave verbose= out"),
+        ),
+        "random_state": (("rng", "random_state is rng= (None, an int seed or a Generator)"),),
+        "seed": (("rng", "a seed is rng= (None, an int seed or a Generator)"),),
+        "metric": (("dissimilarity", "pysparcl's metric= is dissimilarity="),),
+        "lambda": (("lam", "the penalty lambda is lam="),),
+        "lambda_": (("lam", "the penalty lambda is lam="),),
+        "hc": (("result_or_linkage", "sparcl's hc is the first argument, result_or_linkage"),),
+        "standardize": (("scale", "standardising the columns is scale=True"),),
+        "standardise": (("scale", "standardising the columns is scale=True"),),
+        "na.rm": (("missing", "missing values follow missing="),),
+        "na.action": (("missing", "missing values follow missing="),),
+        "formula": (("x", "pass the formula first: {fn}('~ a + C(b)', data=df)"),),
+    }
+)
+
+#: name -> signature of the public functions (``sparseclust.__all__``), declared by the
+#: package (:func:`declare_public`): the message of an unknown keyword names those that
+#: take it.
+_PUBLIC: dict[str, inspect.Signature] = {}
+
+
+def declare_public(functions: Iterable[Callable[..., Any]]) -> None:
+    """Record the package's public functions (their names and signatures), for
+    :func:`unknown_keywords_message`; called once by ``sparseclust/__init__.py``."""
+    for f in functions:
+        _PUBLIC.setdefault(f.__name__, inspect.signature(f))
+
+
+_BY_KEYWORD = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+
+
+def _keywords(sig: inspect.Signature) -> list[str]:
+    return [n for n, p in sig.parameters.items() if p.kind in _BY_KEYWORD]
+
+
+def _join(names: Sequence[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def _spelled(fn: str, sig: inspect.Signature, keyword: str) -> tuple[str, str]:
+    """(hint, parameter) for ``keyword`` read as another package's spelling of one of
+    ``fn``'s parameters (:data:`KEYWORD_SPELLINGS`, then R's ``a.b`` as ``a_b``);
+    ``("", "")`` when it is none."""
+    params = _keywords(sig)
+    first = next(iter(sig.parameters.values()), None)
+    if keyword in sig.parameters and keyword not in params:  # positional-only
+        data = " (or data=df)" if "data" in params else ""
+        return f"{fn} takes the data first, by position: {fn}(df, ...){data}", ""
+    fill = {"fn": fn, "kw": keyword}
+    for param, hint in KEYWORD_SPELLINGS.get(keyword, ()):
+        if param == "x" and first is not None and first.kind is first.POSITIONAL_ONLY:
+            return hint.format(**fill, param=param), ""
+        if param == "" or param in params:
+            return hint.format(**fill, param=param), param
+    own = keyword.lower().replace(".", "_")
+    if own != keyword and own in params:
+        return f"{keyword} is {own}= here", own
+    return "", ""
+
+
+def _taken_by(fn: str, keyword: str) -> str:
+    """Which other public functions take ``keyword`` (the closest relatives of ``fn``
+    first, at most three), as a clause; ``""`` when none does."""
+    words = set(fn.split("_"))
+    others = sorted(
+        (name for name, other in _PUBLIC.items() if name != fn and keyword in _keywords(other)),
+        key=lambda name: (-len(words & set(name.split("_"))), name),
+    )[:3]
+    return f"{_join(others)} take{'s' if len(others) == 1 else ''} {keyword}=" if others else ""
+
+
+def unknown_keywords_message(fn: str, sig: inspect.Signature, keywords: Sequence[str]) -> str:
+    """The ``TypeError`` message of a call of ``fn`` with keywords it does not take:
+    for each, what it means here (sparcl's and R's spellings mapped,
+    :data:`KEYWORD_SPELLINGS`), the public functions that take it, and ``fn``'s
+    nearest parameter names (all of them when none is near).
+
+    Examples
+    --------
+    >>> def f(x=None, /, k=None, *, wbound=None, max_iter=6): ...
+    >>> print(unknown_keywords_message("f", inspect.signature(f), ["K", "maxiter", "zzz"]))
+    f() got an unexpected keyword argument 'K': sparcl's K is k= (lower case). Nearest parameters: k.
+    f() got an unexpected keyword argument 'maxiter': sparcl's maxiter is max_iter=. Nearest parameters: max_iter.
+    f() got an unexpected keyword argument 'zzz'. f's parameters: k, wbound, max_iter.
+    """
+    params = _keywords(sig)
+    lines = []
+    for keyword in keywords:
+        hint, param = _spelled(fn, sig, keyword)
+        others = "" if keyword in sig.parameters else _taken_by(fn, keyword)
+        hints = [h for h in (hint, others) if h]
+        own = keyword.lower().replace(".", "_")
+        near = [param] if param else []
+        near += difflib.get_close_matches(own, params, n=3, cutoff=0.6) or (
+            difflib.get_close_matches(own, params, n=3, cutoff=0.4)
+        )
+        near = list(dict.fromkeys(near))[:3]
+        tail = (
+            f"Nearest parameters: {', '.join(near)}."
+            if near
+            else f"{fn}'s parameters: {', '.join(params)}."
+        )
+        head = f"{fn}() got an unexpected keyword argument {keyword!r}"
+        lines.append(f"{head}: {'; '.join(hints)}. {tail}" if hints else f"{head}. {tail}")
+    return "\n".join(lines)
+
+
 def rules(**declared: Rule) -> Callable[[F], F]:
     """Declare a public function's parameter rules, checked in one place.
 
@@ -678,7 +824,10 @@ def rules(**declared: Rule) -> Callable[[F], F]:
     normalised (``k=3.0`` arrives as ``3``; a column list as a list of strings); its
     signature, name and docstring are the function's own. The rules stay readable on
     the function as ``__rules__`` (the generated test in ``tests/_data/test_params.py``
-    feeds each one its bad values).
+    feeds each one its bad values). A keyword the function does not take raises a
+    ``TypeError`` naming the function, the keyword, what it means here (sparcl's and
+    R's spellings, :data:`KEYWORD_SPELLINGS`) and the nearest parameter names
+    (:func:`unknown_keywords_message`).
 
     Examples
     --------
@@ -691,6 +840,10 @@ def rules(**declared: Rule) -> Callable[[F], F]:
     Traceback (most recent call last):
     ...
     ValueError: k must be an integer >= 2; got k=1.
+    >>> fit(None, K=3)
+    Traceback (most recent call last):
+    ...
+    TypeError: fit() got an unexpected keyword argument 'K': sparcl's K is k= (lower case). Nearest parameters: k.
     """
 
     def decorate(func: F) -> F:
@@ -699,8 +852,14 @@ def rules(**declared: Rule) -> Callable[[F], F]:
         if unknown:
             raise TypeError(f"rules for parameters {sorted(unknown)} not in {func.__name__}()")
 
+        takes_any = any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values())
+        by_keyword = frozenset(_keywords(sig))
+
         @functools.wraps(func)
         def checked(*args: Any, **kwargs: Any) -> Any:
+            unknown = [] if takes_any else [kw for kw in kwargs if kw not in by_keyword]
+            if unknown:  # Python's bare error would not say what the keyword is here
+                raise TypeError(unknown_keywords_message(func.__name__, sig, unknown))
             bound = sig.bind(*args, **kwargs)
             given = dict(bound.arguments)  # every argument the caller wrote, as written
             for name, rule in declared.items():

@@ -745,7 +745,9 @@ def _spread_bounded(numeric: np.ndarray) -> bool:
     needed: two reductions instead of a pass through a centred copy). A column of ``n``
     values and range ``R`` has its sample sd between ``R / sqrt(2 (n - 1))`` (both
     extremes once, the rest at the mean) and ``R sqrt(n / (n - 1)) / 2`` (half at each
-    extreme), so the sds differ by at most ``sqrt(n / 2)`` times the ranges' ratio.
+    extreme), so the sds differ by at most ``sqrt(n / 2)`` times the ranges' ratio. The
+    ratio is compared in logs: ranges of 1e-300 and 1e10 overflow a quotient, not a
+    difference of logs (and a range too wide for a float is no bound: ``False``).
 
     Examples
     --------
@@ -754,13 +756,15 @@ def _spread_bounded(numeric: np.ndarray) -> bool:
     >>> _spread_bounded(np.array([[0.0, 0.0], [1.0, 3e6], [2.0, 1.0]]))
     False
     """
-    ranges = np.ptp(numeric, axis=0)
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflowing range is inf
+        ranges = np.ptp(numeric, axis=0)
     if not np.isfinite(ranges).all():
         return False
     pos = ranges[ranges > 0]
     if pos.size < 2:
         return True
-    return bool(pos.max() / pos.min() * np.sqrt(numeric.shape[0] / 2.0) * 1.01 <= SPREAD_RATIO)
+    log_ratio = np.log(pos.max()) - np.log(pos.min())
+    return bool(log_ratio + np.log(np.sqrt(numeric.shape[0] / 2.0) * 1.01) <= np.log(SPREAD_RATIO))
 
 
 def warn_constant(names: list[str], *, among_kept: bool = False) -> None:

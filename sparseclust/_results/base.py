@@ -245,11 +245,17 @@ class ClusterResult(Printed):
             tables=tables,
             notes=self._notes(),
             html_hidden=self._html_hidden(),
+            text_hidden=self._text_hidden(),
             unselected=self._unselected(),
         )
 
     def _html_hidden(self) -> tuple[str, ...]:
         """Summary tables the HTML view leaves out (repeated by another table)."""
+        return ()
+
+    def _text_hidden(self) -> tuple[str, ...]:
+        """Summary tables the printed text leaves out (for this fit, another table
+        shows the same rows; a note says so)."""
         return ()
 
     def _unselected(self) -> tuple[str, ...]:

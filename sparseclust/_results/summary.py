@@ -32,6 +32,10 @@ class Summary:
     html_hidden : tuple of str
         Tables the HTML view leaves out because another table shows the same numbers
         (they stay in ``tables`` and in the text).
+    text_hidden : tuple of str
+        Tables the printed text leaves out because, for this fit, another table shows
+        the same rows (e.g. CRAFT's selected profiles when every cluster selected every
+        feature; a note says so). They stay in ``tables``.
     unselected : tuple of str
         Variables no cluster selected: the HTML view folds their profile rows.
 
@@ -50,6 +54,7 @@ class Summary:
     notes: list[str] = field(default_factory=list)
     float_format: str = "{:.4g}"
     html_hidden: tuple[str, ...] = ()
+    text_hidden: tuple[str, ...] = ()
     unselected: tuple[str, ...] = ()
 
     def _fmt(self, df: pd.DataFrame) -> pd.DataFrame:
@@ -65,6 +70,8 @@ class Summary:
         if self.call:
             lines.append(f"Call: {self.call}")
         for name, df in self.tables.items():
+            if name in self.text_hidden:
+                continue
             lines += ["", f"{name.replace('_', ' ').capitalize()}:", self._fmt(df).to_string()]
         if self.notes:
             lines += ["", "Notes:"] + [f"[{i}] {n}" for i, n in enumerate(self.notes, 1)]

@@ -43,7 +43,7 @@ from .dissimilarity import (
     prepare_matrix,
 )
 from .permute import PermuteResult, make_permute_result, warn_grid_edge
-from .rules import DATA_RULES, DISSIMILARITY, FLAG, PERMUTE_RULES, SEED
+from .rules import DATA_RULES, DISSIMILARITY, FLAG, MAX_ROUNDS, PERMUTE_RULES, SEED
 from .tree import cutree, feature_linkage, r_merge, r_order, tree_linkage
 
 __all__ = [
@@ -751,7 +751,7 @@ def sparse_hclust(
     standardize_arrays: bool = False,
     cluster_features: bool = False,
     method_features: str = "average",
-    niter: int = 50,
+    niter: int = MAX_ROUNDS,
     missing: str = "native",
     scale: bool = False,
     numeric: Any = None,
@@ -801,11 +801,12 @@ def sparse_hclust(
         correlations of the unstandardised data), stored as ``linkage_features``.
     method_features : str
         Linkage for ``cluster_features``.
-    niter : int
+    niter : int, default 50
         Cap on the alternating updates, stopped when the weights' relative L1 change
-        is ``<= 1e-4`` (sparcl's tolerance). Default 50 (sparcl's 15 was reached
-        before that tolerance on 14 % of fits of simulated and shipped data; all
-        converged within 41; pass ``niter=15`` for sparcl's cap). Hitting it without
+        is ``<= 1e-4`` (sparcl's tolerance). The default converges on ordinary data,
+        as sparse k-means' ``max_iter`` (sparcl's 15 was reached before that
+        tolerance on 14 % of fits of simulated and shipped data; all converged within
+        41); pass ``niter=15`` for sparcl's cap. Hitting it without
         the weights settling issues a ``ConvergenceWarning`` (sparcl is silent).
     missing : {"native", "drop", "raise"}
         ``"native"`` (default): sparcl's rescaling: a pair's dissimilarities over the
@@ -965,7 +966,7 @@ def hclust_sparse_permute(
     standardize_arrays: bool = False,
     rule: str = "max",
     k: int | None = None,
-    niter: int = 50,
+    niter: int = MAX_ROUNDS,
     missing: str = "native",
     scale: bool = False,
     numeric: Any = None,

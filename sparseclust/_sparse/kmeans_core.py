@@ -53,6 +53,7 @@ from .lloyd import (
     one_block,
     partial_sqdist,
 )
+from .rules import MAX_ROUNDS
 from .weights import project_weights
 
 __all__ = [
@@ -286,7 +287,7 @@ def sparse_kmeans_blocks(
     p: int,
     mode: str = "exact",
     algorithm: str = "hartigan-wong",
-    max_iter: int = 6,
+    max_iter: int = MAX_ROUNDS,
     rng: np.random.Generator,
 ) -> SparseKMeansFit:
     """One sparse k-means fit over blocks from a starting partition (label states)."""
@@ -334,7 +335,7 @@ def sparse_kmeans_fit(
     init_labels: np.ndarray,
     mode: str = "exact",
     algorithm: str = "hartigan-wong",
-    max_iter: int = 6,
+    max_iter: int = MAX_ROUNDS,
     rng: np.random.Generator,
 ) -> dict[str, Any]:
     """:func:`sparse_kmeans_blocks` on an in-memory matrix, as a dict keyed by the fields

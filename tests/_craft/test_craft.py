@@ -946,6 +946,30 @@ def test_summary_golden(golden):
     golden("craft_fig2a_summary", str(fit.summary()))
 
 
+def test_summary_prints_the_profiles_once_when_every_feature_is_selected():
+    """Issue 34.6: when every cluster selects every feature (m=0.9 on penguins, the
+    budget m="auto" chooses there), "Selected profiles" repeated "Profiles" row for
+    row; the summary prints one and says why in the Notes."""
+    from sparseclust.datasets import load_penguins
+
+    fit = craft("~ . - species - year", data=load_penguins(), m=0.9, k=3, rng=0)
+    assert fit.selected.to_numpy().all()
+    summary = fit.summary()
+    text = str(summary)
+    assert "\nProfiles:\n" in text and "Selected profiles:" not in text
+    # both stay machine-readable
+    pd.testing.assert_frame_equal(summary.tables["selected_profiles"], summary.tables["profiles"])
+    assert any(
+        n.startswith("All features were selected by every cluster (m=0.9)") for n in summary.notes
+    )
+    # with features left out, both tables stay, and no such note
+    part = craft(craft_fig2a(n_per_cluster=30, rng=0).data, m=1 / 3, k=3, n_init=3, rng=0)
+    assert not part.selected.to_numpy().all()
+    text = str(part.summary())
+    assert "Selected profiles:" in text and "\nProfiles:\n" in text
+    assert "All features were selected" not in text
+
+
 def test_wine_repr_golden(golden, wine_fit):
     _, fit = wine_fit
     golden("craft_wine_repr", repr(fit))

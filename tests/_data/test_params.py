@@ -206,3 +206,91 @@ def test_run_shared_stops_at_the_next_task_after_a_lost_ctrl_c():
     with pytest.raises(KeyboardInterrupt), watch_sigint():
         run_shared(task, None, [(i,) for i in range(5)], n_jobs=1)
     assert ran == [0, 1]
+
+
+# -------------------------------------------------- unknown keywords (issue 34.2)
+@pytest.mark.parametrize("fname", sorted(BASE))
+def test_unknown_keyword_names_the_function_and_the_nearest_parameters(fname):
+    """Every public function answers a keyword it does not take with its own name, the
+    keyword and the parameters nearest to it (all of them when none is near), not
+    Python's bare ``got an unexpected keyword argument``."""
+    func = _public_functions()[fname]
+    args, kwargs = BASE[fname]()
+    name = func.__name__  # an alias reports the function it names
+    with pytest.raises(TypeError, match=rf"^{name}\(\) got an unexpected keyword argument 'rnd'"):
+        func(*args, **kwargs, rnd=0)
+    with pytest.raises(TypeError, match=r"parameters: ") as err:
+        func(*args, **kwargs, zzzzzz=0)
+    params = [
+        n
+        for n, p in inspect.signature(func).parameters.items()
+        if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+    ]
+    assert all(p in str(err.value) for p in params), str(err.value)
+
+
+#: (function, arguments, keywords as sparcl / R / scikit-learn users write them, the
+#: message expected): sparcl's ``KMeansSparseCluster(x, K, wbounds, nstart, silent,
+#: maxiter)``, ``HierarchicalSparseCluster(x, wbound, niter, standardize.arrays, ...)``,
+#: ``*.permute(nperms, wbounds)``, ``ColorDendrogram(hc, y)``.
+SPELLED = [
+    (
+        "sparse_kmeans",
+        (NUM,),
+        {"k": 2, "wbounds": 1.5},
+        r"^sparse_kmeans\(\) got an unexpected keyword argument 'wbounds': sparse_kmeans "
+        r"takes one bound, wbound=.*kmeans_sparse_permute.* take wbounds=.*Nearest "
+        r"parameters: wbound",
+    ),
+    ("sparse_kmeans", (NUM,), {"K": 2, "wbound": 1.5}, r"sparcl's K is k=.*Nearest parameters: k"),
+    ("sparse_kmeans", (NUM, 2), {"wbound": 1.5, "maxiter": 6}, r"maxiter is max_iter="),
+    ("sparse_kmeans", (NUM, 2), {"wbound": 1.5, "silent": True}, r"sparse_kmeans prints nothing"),
+    ("sparse_kmeans", (NUM, 2), {"wbound": 1.5, "nperms": 5}, r"kmeans_sparse_permute.*nperms="),
+    (
+        "sparse_kmeans",
+        (NUM, 2),
+        {"wbound": 1.5, "n_init": 5},
+        r"nstart=.*Nearest parameters: nstart",
+    ),
+    ("sparse_kmeans", (NUM, 2), {"wbound": 1.5, "random_state": 0}, r"is rng="),
+    ("sparse_kmeans", (NUM, 2), {"wbound": 1.5, "n_clusters": 2}, r"n_clusters is k="),
+    ("sparse_kmeans", (), {"x": NUM, "k": 2, "wbound": 1.5}, r"takes the data first, by position"),
+    ("kmeans_sparse_permute", (NUM, 2), {"wbound": 1.5}, r"takes a sequence of bounds, wbounds="),
+    ("kmeans_sparse_permute", (NUM, 2), {"silent": True}, r"silent=TRUE is progress=False"),
+    ("sparse_kmeans_path", (NUM, 2), {"maxiter": 6}, r"maxiter is max_iter="),
+    ("sparse_hclust", (NUM,), {"wbounds": [1.5, 2.0]}, r"sparse_hclust takes one bound, wbound="),
+    ("sparse_hclust", (NUM,), {"wbound": 1.5, "maxiter": 15}, r"sparse_hclust caps .* niter="),
+    ("sparse_hclust", (NUM,), {"wbound": 1.5, "max_iter": 15}, r"niter="),
+    (
+        "sparse_hclust",
+        (NUM,),
+        {"wbound": 1.5, "standardize.arrays": True},
+        r"standardize.arrays is standardize_arrays= here",
+    ),
+    ("hclust_sparse_permute", (NUM,), {"nvals": 5}, r"kmeans_sparse_permute takes nvals="),
+    ("hclust_sparse_permute", (NUM,), {"wbound": 1.5}, r"takes a sequence of bounds, wbounds="),
+    ("craft", (MIXED,), {"nstart": 5}, r"nstart is n_init="),
+    ("craft", (MIXED,), {"K": 2}, r"K is k="),
+    ("craft", (MIXED,), {"k.max": 4}, r"k.max is k_max= here"),
+    ("dpmeans", (NUM,), {"lambda": 4.0}, r"lambda is lam="),
+    ("color_dendrogram", (), {"hc": None, "y": LABELS}, r"hc is the first argument"),
+]
+
+
+@pytest.mark.parametrize(
+    ("fname", "args", "kwargs", "match"), SPELLED, ids=[f"{c[0]}-{list(c[2])}" for c in SPELLED]
+)
+def test_sparcl_and_r_spellings_are_mapped(fname, args, kwargs, match):
+    func = _public_functions()[fname]
+    with pytest.raises(TypeError, match=match):
+        func(*args, **kwargs)
+
+
+def test_r_spellings_of_values_are_accepted():
+    """sparcl's dissimilarity values and R's kmeans algorithm names, in R's case."""
+    a = sparseclust.sparse_hclust(NUM, wbound=1.5, dissimilarity="squared.distance")
+    b = sparseclust.sparse_hclust(NUM, wbound=1.5, dissimilarity="absolute.value")
+    assert (a.dissimilarity, b.dissimilarity) == ("squared", "absolute")
+    for spelled, algorithm in [("Hartigan-Wong", "hartigan-wong"), ("Forgy", "lloyd")]:
+        fit = sparseclust.sparse_kmeans(NUM, 2, wbound=1.5, algorithm=spelled, rng=0)
+        assert fit.algorithm == algorithm

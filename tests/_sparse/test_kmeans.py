@@ -205,6 +205,54 @@ def test_max_iter_warns():
     assert "Did NOT converge in 1 iterations" in repr(fit)
 
 
+def test_default_cap_converges_on_plain_data():
+    """Issue 34.3: sparcl's cap of 6 rounds stopped this plain 1000 x 1000 simulation
+    (3 clusters in 50 features) short with a ConvergenceWarning; the default converges
+    (in 11 rounds), and sparcl's cap is one keyword away."""
+    X = sparse_sim(334, p=1000, q=50, rng=0).data.iloc[:1000]
+    fit = sparse_kmeans(X, 3, wbound=5, rng=0)  # warnings are errors in the suite
+    assert fit.converged and 6 < fit.n_iter < fit.params["max_iter"]
+    with pytest.warns(ConvergenceWarning, match="max_iter=6"):
+        sparse_kmeans(X, 3, wbound=5, max_iter=6, rng=0)
+
+
+def test_one_default_cap_for_both_sparse_methods():
+    """Issue 34.3: sparse k-means' max_iter and sparse hierarchical clustering's niter
+    share one default (MAX_ROUNDS) in every function, wrapper and command; sparcl's
+    caps are named beside it."""
+    import inspect
+
+    import sparseclust
+    from sparseclust import sklearn as sk
+    from sparseclust._cli import COMMANDS, _parser
+
+    caps = {
+        f.__name__: inspect.signature(f).parameters[name].default
+        for f, name in [
+            (sparseclust.sparse_kmeans, "max_iter"),
+            (sparseclust.sparse_kmeans_path, "max_iter"),
+            (sparseclust.kmeans_sparse_permute, "max_iter"),
+            (sparseclust.sparse_hclust, "niter"),
+            (sparseclust.hclust_sparse_permute, "niter"),
+        ]
+    }
+    caps["SparseKMeans"] = sk.SparseKMeans().max_iter
+    caps["SparseHierarchical"] = sk.SparseHierarchical().niter
+    sub = _parser()._subparsers._group_actions[0].choices
+    for command, option in [
+        ("sparse-kmeans", "max_iter"),
+        ("kmeans-permute", "max_iter"),
+        ("sparse-hclust", "niter"),
+        ("hclust-permute", "niter"),
+    ]:
+        assert command in COMMANDS
+        caps[command] = sub[command].get_default(option)
+    assert len(set(caps.values())) == 1, caps
+    from sparseclust._sparse.rules import MAX_ROUNDS, SPARCL_MAX_ITER, SPARCL_NITER
+
+    assert caps["sparse_kmeans"] == MAX_ROUNDS and (SPARCL_MAX_ITER, SPARCL_NITER) == (6, 15)
+
+
 def test_bad_inputs(sim):
     df = sim.data
     # no wbound: sparcl's 0.5 sqrt(p), the wrapper's and sparse_hclust's default

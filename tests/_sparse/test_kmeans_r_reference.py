@@ -168,7 +168,11 @@ def test_single_wbound_from_centres_equals_the_first_path_element():
     par = pruns["km_centers_seedA"]
     res = runs["km_centers_seedA"]["output"]["results"][0]
     fit = sparse_kmeans(
-        x, wbound=2, centers=x[np.asarray(par["centers_rows"]) - 1], weights="sparcl"
+        x,
+        wbound=2,
+        centers=x[np.asarray(par["centers_rows"]) - 1],
+        weights="sparcl",
+        max_iter=par["maxiter"],
     )
     assert ari(fit.labels.to_numpy(dtype=int), np.asarray(res["Cs"])) == 1.0
     assert fit.objective == pytest.approx(res["bcss_ws"], rel=RTOL)
@@ -211,7 +215,9 @@ def test_permute_statistically_like_sparcl():
     """Random starts cannot be replayed: compare the gap curve's shape and the choice."""
     x, runs, _ = load("sim3_p100_s1")
     out = runs["kmperm_seq15"]["output"]
-    perm = kmeans_sparse_permute(x, 3, wbounds=out["wbounds"], nperms=10, weights="sparcl", rng=1)
+    perm = kmeans_sparse_permute(
+        x, 3, wbounds=out["wbounds"], nperms=10, weights="sparcl", max_iter=6, rng=1
+    )  # sparcl's permute fits with maxiter=6 whatever the caller asks
     np.testing.assert_array_equal(perm.table["wbound"], out["wbounds"])
     # the number of non-zero weights grows with the bound, as sparcl's
     assert perm.table["n_nonzero"].is_monotonic_increasing

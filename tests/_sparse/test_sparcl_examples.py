@@ -43,6 +43,8 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore:.*the gap may be larger beyond the grid"),
 ]
 RTOL = 1e-9
+#: sparcl's caps, passed explicitly: KMeansSparseCluster's maxiter (ours default to 50)
+MAXITER = 6
 
 
 @pytest.fixture(scope="module")
@@ -74,19 +76,27 @@ def test_kmeans_sparse_cluster_example(values):
     x = _x("km")  # set.seed(11); 50 x 70; rows 1-25 shifted on 20 features; scale(x)
     truth = np.repeat([0, 1], 25)
     # km.perm <- KMeansSparseCluster.permute(x, K=2, wbounds=seq(3,7,len=15), nperms=5)
-    km_perm = _quiet(kmeans_sparse_permute, x, 2, wbounds=np.linspace(3, 7, 15), nperms=5, rng=0)
+    km_perm = _quiet(
+        kmeans_sparse_permute,
+        x,
+        2,
+        wbounds=np.linspace(3, 7, 15),
+        nperms=5,
+        max_iter=MAXITER,
+        rng=0,
+    )
     text = repr(km_perm)  # print(km.perm)
     assert "Tuning parameter selection results for Sparse K-means Clustering" in text
     assert km_perm.plot() is not None  # plot(km.perm)
     r_bestw = _get(values, "km.perm.bestw")[0]
     assert abs(km_perm.best_index - int(np.argmin(np.abs(np.linspace(3, 7, 15) - r_bestw)))) <= 3
     # km.out <- KMeansSparseCluster(x, K=2, wbounds=km.perm$bestw)
-    km_out = _quiet(sparse_kmeans, x, 2, wbound=km_perm.best_wbound, rng=0)
+    km_out = _quiet(sparse_kmeans, x, 2, wbound=km_perm.best_wbound, max_iter=MAXITER, rng=0)
     assert "Sparse k-means" in repr(km_out) and km_out.plot() is not None
     r_ari = ari(_get(values, "km.best.1.Cs").astype(int), truth)
     assert ari(km_out.labels.to_numpy(dtype=int), truth) >= r_ari - 0.1
     # km.out <- KMeansSparseCluster(x, K=2, wbounds=seq(1.3,4,len=8))
-    path = _quiet(sparse_kmeans_path, x, 2, wbounds=np.linspace(1.3, 4, 8), rng=0)
+    path = _quiet(sparse_kmeans_path, x, 2, wbounds=np.linspace(1.3, 4, 8), max_iter=MAXITER, rng=0)
     assert "Wbound is" in repr(path) and path.plot() is not None
     r_nnz = [np.count_nonzero(_get(values, f"km.path.{j}.ws")) for j in range(1, 9)]
     ours = path.table["n_nonzero"].to_numpy()
@@ -94,7 +104,12 @@ def test_kmeans_sparse_cluster_example(values):
     # km.out <- KMeansSparseCluster(x, wbounds=2:7, centers=x[c(1,3,5),]): no random start,
     # so sparcl's weights and partitions exactly
     given = _quiet(
-        sparse_kmeans_path, x, centers=x[[0, 2, 4]], wbounds=range(2, 8), weights="sparcl"
+        sparse_kmeans_path,
+        x,
+        centers=x[[0, 2, 4]],
+        wbounds=range(2, 8),
+        weights="sparcl",
+        max_iter=MAXITER,
     )
     for j, fit in enumerate(given.fits, 1):
         np.testing.assert_allclose(fit.weights, _get(values, f"km.centers.{j}.ws"), rtol=RTOL)
@@ -107,22 +122,24 @@ def test_kmeans_sparse_cluster_permute_example(values):
     x = _x("kmp")  # set.seed(11); rows 1-25 shifted by 1.5 on 10 features; scale(x)
     truth = np.repeat([0, 1], 25)
     # km.perm <- KMeansSparseCluster.permute(x, K=2, wbounds=seq(2,5,len=8), nperms=3)
-    km_perm = _quiet(kmeans_sparse_permute, x, 2, wbounds=np.linspace(2, 5, 8), nperms=3, rng=0)
+    km_perm = _quiet(
+        kmeans_sparse_permute, x, 2, wbounds=np.linspace(2, 5, 8), nperms=3, max_iter=MAXITER, rng=0
+    )
     assert km_perm.best_wbound == pytest.approx(_get(values, "kmp.perm.bestw")[0], rel=1e-14)
     assert km_perm.plot() is not None
     # km.out <- KMeansSparseCluster(x, K=2, wbounds=km.perm$bestw)
-    km_out = _quiet(sparse_kmeans, x, 2, wbound=km_perm.best_wbound, rng=0)
+    km_out = _quiet(sparse_kmeans, x, 2, wbound=km_perm.best_wbound, max_iter=MAXITER, rng=0)
     r_ari = ari(_get(values, "kmp.best.1.Cs").astype(int), truth)
     assert ari(km_out.labels.to_numpy(dtype=int), truth) >= r_ari - 1e-12
     # km.out <- KMeansSparseCluster(x, K=2, wbounds=2:7)
-    path = _quiet(sparse_kmeans_path, x, 2, wbounds=range(2, 8), rng=0)
+    path = _quiet(sparse_kmeans_path, x, 2, wbounds=range(2, 8), max_iter=MAXITER, rng=0)
     r_nnz = [np.count_nonzero(_get(values, f"kmp.path.{j}.ws")) for j in range(1, 7)]
     assert path.table["n_nonzero"].tolist()[-2:] == r_nnz[-2:] == [70, 70]
     # km.perm.out <- KMeansSparseCluster.permute(x, wbounds=2:6, centers=x[1:4,], nperms=3):
     # the fits on the data start from the given centres: sparcl's objectives exactly
     four = _quiet(
         kmeans_sparse_permute, x, centers=x[:4], wbounds=range(2, 7), nperms=3,
-        weights="sparcl", rng=0,
+        weights="sparcl", max_iter=MAXITER, rng=0,
     )  # fmt: skip
     np.testing.assert_allclose(four.tots, _get(values, "kmp.centers.tots"), rtol=RTOL)
     np.testing.assert_array_equal(four.table["n_nonzero"], _get(values, "kmp.centers.nnonzerows"))
