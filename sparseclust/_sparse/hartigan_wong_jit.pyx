@@ -21,8 +21,7 @@ The screen
 With many columns a sequential sum is slow (each addition waits for the previous one),
 so when the data sit near the origin (``screen``: the caller passes the squared row
 norms ``xq``) a point's distances are first taken as ``(|x|^2 + |c|^2) - 2 x.c``, with
-the dot products summed in another order (:func:`_dot`: eight partial sums side by
-side). Each such distance is within ``tol = tolf (|x|^2 + max |c|^2) + tola`` of the
+the dot products summed in another order (sixteen lanes that vectorise, ``lanes.h``). Each such distance is within ``tol = tolf (|x|^2 + max |c|^2) + tola`` of the
 sequential one (the bound of :class:`~.hartigan_wong._Screen`, valid in any order of
 summation, covering the roundings of the comparisons too); a comparison closer than its
 bound is made again on the sequential sums. So every decision is the sequential one.
@@ -106,73 +105,43 @@ cdef inline void _sqdist_all(
 
 
 # ----------------------------------------------------- the screens' products (any order)
+# Their sums may be taken in any order (every use is checked against a bound that holds
+# in any order): ``lanes.h`` takes them in sixteen lanes that vectorise, in an order
+# fixed there (the same on every machine).
+cdef extern from "lanes.h" nogil:
+    double sc_dot_d(const double* u, const double* v, Py_ssize_t p)
+    float sc_dot_f(const float* u, const float* v, Py_ssize_t p)
+    void sc_dot_d2(const double* u, const double* v, const double* w, Py_ssize_t p,
+                   double* s_out, double* t_out)
+    void sc_dot_f2(const float* u, const float* v, const float* w, Py_ssize_t p,
+                   float* s_out, float* t_out)
+    double sc_sqdiff_d(const double* u, const double* v, Py_ssize_t p)
+    double sc_sqdiff_acc_d(const double* u, const double* v, double* s, Py_ssize_t p)
+
+
 cdef inline floating _dot(const floating* u, const floating* v, Py_ssize_t p) noexcept nogil:
-    """``u . v`` in the data's precision, in eight partial sums side by side (the
-    screens' products: their bound holds in any order of summation)."""
-    cdef floating s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0
-    cdef Py_ssize_t j = 0
-    while j + 8 <= p:
-        s0 += u[j] * v[j]
-        s1 += u[j + 1] * v[j + 1]
-        s2 += u[j + 2] * v[j + 2]
-        s3 += u[j + 3] * v[j + 3]
-        s4 += u[j + 4] * v[j + 4]
-        s5 += u[j + 5] * v[j + 5]
-        s6 += u[j + 6] * v[j + 6]
-        s7 += u[j + 7] * v[j + 7]
-        j += 8
-    while j < p:
-        s0 += u[j] * v[j]
-        j += 1
-    return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
+    """``u . v`` in the data's precision (the screens' products, any order)."""
+    if floating is float:
+        return sc_dot_f(u, v, p)
+    else:
+        return sc_dot_d(u, v, p)
 
 
 cdef inline void _dot2(
     const floating* xi, const floating* ca, const floating* cb, Py_ssize_t p,
     floating* s_out, floating* t_out,
 ) noexcept nogil:
-    """``xi . ca`` and ``xi . cb`` in one pass over the row (as :func:`_dot`, four
-    partial sums each)."""
-    cdef floating s0 = 0, s1 = 0, s2 = 0, s3 = 0, t0 = 0, t1 = 0, t2 = 0, t3 = 0
-    cdef Py_ssize_t j = 0
-    while j + 4 <= p:
-        s0 += xi[j] * ca[j]
-        s1 += xi[j + 1] * ca[j + 1]
-        s2 += xi[j + 2] * ca[j + 2]
-        s3 += xi[j + 3] * ca[j + 3]
-        t0 += xi[j] * cb[j]
-        t1 += xi[j + 1] * cb[j + 1]
-        t2 += xi[j + 2] * cb[j + 2]
-        t3 += xi[j + 3] * cb[j + 3]
-        j += 4
-    while j < p:
-        s0 += xi[j] * ca[j]
-        t0 += xi[j] * cb[j]
-        j += 1
-    s_out[0] = (s0 + s1) + (s2 + s3)
-    t_out[0] = (t0 + t1) + (t2 + t3)
+    """``xi . ca`` and ``xi . cb`` in one pass over the row (as :func:`_dot`)."""
+    if floating is float:
+        sc_dot_f2(xi, ca, cb, p, s_out, t_out)
+    else:
+        sc_dot_d2(xi, ca, cb, p, s_out, t_out)
 
 
 cdef inline double _rsq(const double* yi, const double* cya, Py_ssize_t m) noexcept nogil:
-    """``|y_i - cy_a|^2`` in the row space, in four partial sums (the row screen's
-    distances: differences, no cancellation of norms; any order)."""
-    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, d0, d1, d2, d3
-    cdef Py_ssize_t j = 0
-    while j + 4 <= m:
-        d0 = yi[j] - cya[j]
-        d1 = yi[j + 1] - cya[j + 1]
-        d2 = yi[j + 2] - cya[j + 2]
-        d3 = yi[j + 3] - cya[j + 3]
-        s0 += d0 * d0
-        s1 += d1 * d1
-        s2 += d2 * d2
-        s3 += d3 * d3
-        j += 4
-    while j < m:
-        d0 = yi[j] - cya[j]
-        s0 += d0 * d0
-        j += 1
-    return (s0 + s1) + (s2 + s3)
+    """``|y_i - cy_a|^2`` in the row space, any order (the row screen's distances:
+    differences, no cancellation of norms)."""
+    return sc_sqdiff_d(yi, cya, m)
 
 
 # ------------------------------------------------------------------------ the state
@@ -789,48 +758,18 @@ def wss_estimate(
 ):
     """``(W, E)``: the total within sum of squares of the partition ``labels`` computed
     as :func:`~.hartigan_wong._final` computes it (deviations ``e`` from the centres
-    ``ref``: ``sum_L max(sum |e|^2 - n_L |mean e|^2, 0)``), the squares summed in four
-    partial sums (its error bound holds in any order), and ``E = sum |e|^2``, which
+    ``ref``: ``sum_L max(sum |e|^2 - n_L |mean e|^2, 0)``), the squares of a row summed
+    in the lanes of ``lanes.h`` (its error bound holds in any order), and ``E = sum |e|^2``, which
     that bound scales with. ``esum`` (k, p), ``esq`` and ``nc`` (k): zeros made by the
     caller, for the per-cluster sums of ``e`` and ``|e|^2`` and the counts. The GIL is
     released while it runs."""
     cdef Py_ssize_t n = x.shape[0], p = x.shape[1], k = ref.shape[0], i, j, L
-    cdef double s0, s1, s2, s3, e0, e1, e2, e3, tot = 0.0, etot = 0.0, m, m2, w
-    cdef const double* xi
-    cdef const double* rl
-    cdef double* el
+    cdef double tot = 0.0, etot = 0.0, m, m2, w
     with nogil:
         for i in range(n):
             L = labels[i]
             nc[L] += 1.0
-            xi = &x[i, 0]
-            rl = &ref[L, 0]
-            el = &esum[L, 0]
-            s0 = 0.0
-            s1 = 0.0
-            s2 = 0.0
-            s3 = 0.0
-            j = 0
-            while j + 4 <= p:
-                e0 = xi[j] - rl[j]
-                e1 = xi[j + 1] - rl[j + 1]
-                e2 = xi[j + 2] - rl[j + 2]
-                e3 = xi[j + 3] - rl[j + 3]
-                el[j] += e0
-                el[j + 1] += e1
-                el[j + 2] += e2
-                el[j + 3] += e3
-                s0 += e0 * e0
-                s1 += e1 * e1
-                s2 += e2 * e2
-                s3 += e3 * e3
-                j += 4
-            while j < p:
-                e0 = xi[j] - rl[j]
-                el[j] += e0
-                s0 += e0 * e0
-                j += 1
-            esq[L] += (s0 + s1) + (s2 + s3)
+            esq[L] += sc_sqdiff_acc_d(&x[i, 0], &ref[L, 0], &esum[L, 0], p)
         for L in range(k):
             if nc[L] > 0.0:
                 m2 = 0.0
