@@ -8,10 +8,17 @@ order (no fused multiply-add, no reassociation: ``sparseclust/meson.build``): ``
 double difference of the float32 values, ``t`` its float32 rounding (the float32
 subtraction sparcl's Fortran does: rounding the exact difference to float32 through
 double gives the same float, since 53 >= 2 * 24 + 2), and ``c = (t - d) * (t + d) =
-t^2 - d^2``. Both kernels release the GIL (the correction chunks run on threads).
+t^2 - d^2``. The loop over a pair's features is C (``rounding.h``: compiled for AVX2
+too where the loader can choose). Both kernels release the GIL (the correction chunks
+run on threads).
 """
 
 __all__ = ["rounding_block", "rounding_block32"]
+
+
+cdef extern from "rounding.h" nogil:
+    void sc_rounding_row(const float* a, const float* b, double* out, Py_ssize_t p)
+    void sc_rounding_row32(const float* a, const float* b, float* out, Py_ssize_t p)
 
 
 def rounding_block(const float[:, ::1] X, Py_ssize_t i, Py_ssize_t j, double[:, ::1] out):
@@ -19,14 +26,10 @@ def rounding_block(const float[:, ::1] X, Py_ssize_t i, Py_ssize_t j, double[:, 
     pair ``(i, j)`` on (R ``dist`` order: ``(0, 1), (0, 2), ..., (1, 2), ...``), with
     ``d = X[j', f] - X[i', f]`` in double from the float32 data ``X`` and ``t`` its
     float32 rounding. Returns the pair after the block, ``(i, j)``."""
-    cdef Py_ssize_t n = X.shape[0], p = X.shape[1], r, f
-    cdef double d, t
+    cdef Py_ssize_t n = X.shape[0], p = X.shape[1], r
     with nogil:
         for r in range(out.shape[0]):
-            for f in range(p):
-                d = <double>X[j, f] - <double>X[i, f]
-                t = <double>(<float>d)
-                out[r, f] = (t - d) * (t + d)
+            sc_rounding_row(&X[j, 0], &X[i, 0], &out[r, 0], p)
             j += 1
             if j == n:
                 i += 1
@@ -39,18 +42,10 @@ def rounding_block32(const float[:, ::1] X, Py_ssize_t i, Py_ssize_t j, float[:,
     ``t = X[j'] - X[i']`` in float32 and its exact rounding error ``e = d - t`` by
     Knuth's TwoSum (six float32 operations, exact), then ``c = -e (2t + e)``, right to
     two float32 roundings (about 1e-7 of ``c``)."""
-    cdef Py_ssize_t n = X.shape[0], p = X.shape[1], r, f
-    cdef float a, b, s, av, bv, e
+    cdef Py_ssize_t n = X.shape[0], p = X.shape[1], r
     with nogil:
         for r in range(out.shape[0]):
-            for f in range(p):
-                a = X[j, f]
-                b = -X[i, f]
-                s = a + b
-                bv = s - a
-                av = s - bv
-                e = (a - av) + (b - bv)
-                out[r, f] = -e * (s + s + e)
+            sc_rounding_row32(&X[j, 0], &X[i, 0], &out[r, 0], p)
             j += 1
             if j == n:
                 i += 1
