@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
 """What meson reads from the source tree at configure time (meson has no glob).
 
-``build_info.py version``: the package version, read from ``sparseclust/__init__.py``
-(its one source; ``meson.build`` passes it to ``project()``, ``pyproject.toml`` declares
-it dynamic).
+``python tools/build_info.py version``: the package version, read from
+``sparseclust/__init__.py`` (its one source; ``meson.build`` passes it to ``project()``,
+``pyproject.toml`` declares it dynamic).
 
-``build_info.py files DIR``: the files of the package folder ``DIR`` the wheel ships
-as they are, one a line, relative to ``DIR``: every ``.py`` module, ``py.typed`` and the
-data sets (``datasets/data/*.csv.gz``, ``*.csv``). Compiled modules (``.pyx``) are
-listed by the ``meson.build`` of their folder; caches (``__pycache__``) and build
-leftovers are never shipped. A file added later needs a new configure (``pip install``
-again; the tests check the wheel holds every ``.py`` file of the tree).
+``python tools/build_info.py files DIR``: the files of the package folder ``DIR`` the
+wheel ships as they are, one a line, relative to ``DIR``: every ``.py`` module,
+``py.typed`` and the data sets (``datasets/data/*.csv.gz``, ``*.csv``). Compiled modules
+(``.pyx``) are listed by the ``meson.build`` of their folder; caches (``__pycache__``)
+and build leftovers are never shipped. A file added later needs a new configure (``pip
+install`` again; the tests check the wheel holds every ``.py`` file of the tree).
+
+Not executable on purpose: meson then runs it with its own Python (``meson.build``).
 """
 
 from __future__ import annotations
