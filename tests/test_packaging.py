@@ -66,6 +66,18 @@ def test_import_is_light():
     assert out.returncode == 0, out.stdout + out.stderr
 
 
+def test_every_compiled_module_is_built():
+    """Each ``.pyx`` is named in its folder's ``meson.build`` (else it is never built and
+    its import fails only when a fit reaches it), and the folder is a ``subdir`` of the
+    package's ``meson.build``."""
+    package = (PKG / "meson.build").read_text()
+    for pyx in PKG.rglob("*.pyx"):
+        build = pyx.parent / "meson.build"
+        assert build.exists(), f"{pyx.relative_to(ROOT)}: no meson.build in its folder"
+        assert f"'{pyx.stem}'" in build.read_text(), f"{pyx.name} not in {build}"
+        assert f"subdir('{pyx.parent.name}')" in package, pyx.parent.name
+
+
 @pytest.mark.slow
 def test_wheel_contents_and_install(tmp_path):
     """A plain (non-editable) build ships the data sets; an install works outside the repo."""
