@@ -84,3 +84,27 @@ sparse_hclust_permute = hclust_sparse_permute
 
 # The message of an unknown keyword names the public functions that take it.
 declare_public(f for f in map(globals().get, __all__) if hasattr(f, "__rules__"))
+
+def _kernels_of_the_installed_copy() -> None:
+    """Running from a source checkout after ``pip install .`` (the repository's root
+    first on ``sys.path``, as ``python -m sparseclust`` and ``python -m pytest`` put it
+    there), the compiled kernels are in the installed copy, not next to these files: the
+    package and its folders of compiled kernels then extend into the installed copy's
+    (:func:`pkgutil.extend_path`), where Python finds the modules missing here. An
+    installed package has no ``meson.build`` and is left as it is; so is an editable
+    install (its import hook finds every module: the package's path is the hook's)."""
+    import os
+    import sys
+    from pkgutil import extend_path
+
+    global __path__
+    here = os.path.dirname(__file__)
+    if __path__ != [here] or not os.path.exists(os.path.join(here, "meson.build")):
+        return
+    __path__ = extend_path(__path__, __name__)
+    for folder in ("_sparse", "_craft"):  # the folders with compiled kernels (meson.build)
+        module = sys.modules[f"{__name__}.{folder}"]
+        module.__path__ = extend_path(module.__path__, module.__name__)
+
+
+_kernels_of_the_installed_copy()

@@ -1,16 +1,59 @@
-"""Packaging: the wheel ships data and py.typed; the import stays light."""
+"""Packaging: the wheel ships every module, the compiled kernels, data and py.typed; the
+sdist the sources of the build; one version; the import stays light."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
 import sysconfig
+import tarfile
 import zipfile
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 import pytest
 
+import sparseclust
+
 ROOT = Path(__file__).resolve().parents[1]
+PKG = ROOT / "sparseclust"
+
+
+def _source_files(pattern: str) -> set[str]:
+    """The package's files matching ``pattern``, as paths in a wheel (caches aside)."""
+    return {
+        p.relative_to(ROOT).as_posix() for p in PKG.rglob(pattern) if "__pycache__" not in p.parts
+    }
+
+
+def test_version_is_the_installed_metadata():
+    """One version: ``sparseclust/__init__.py``'s, which meson reads for the metadata."""
+    try:
+        installed = version("sparseclust")
+    except PackageNotFoundError:  # pragma: no cover - running from an uninstalled tree
+        pytest.skip("sparseclust is not installed")
+    assert installed == sparseclust.__version__
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "build_info.py"), "version"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert out.stdout.strip() == sparseclust.__version__
+
+
+def test_build_lists_every_module():
+    """``tools/build_info.py files``, what meson installs as it is, is every .py file of
+    the package and its data, nothing else (compiled modules are built from .pyx)."""
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "build_info.py"), "files", "sparseclust"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    listed = {f"sparseclust/{name}" for name in out.stdout.split()}
+    data = _source_files("datasets/data/*.csv.gz") | _source_files("datasets/data/*.csv")
+    assert listed == _source_files("*.py") | data | {"sparseclust/py.typed"}
 
 
 def test_import_is_light():
@@ -23,6 +66,18 @@ def test_import_is_light():
     assert out.returncode == 0, out.stdout + out.stderr
 
 
+def test_every_compiled_module_is_built():
+    """Each ``.pyx`` is named in its folder's ``meson.build`` (else it is never built and
+    its import fails only when a fit reaches it), and the folder is a ``subdir`` of the
+    package's ``meson.build``."""
+    package = (PKG / "meson.build").read_text()
+    for pyx in PKG.rglob("*.pyx"):
+        build = pyx.parent / "meson.build"
+        assert build.exists(), f"{pyx.relative_to(ROOT)}: no meson.build in its folder"
+        assert f"'{pyx.stem}'" in build.read_text(), f"{pyx.name} not in {build}"
+        assert f"subdir('{pyx.parent.name}')" in package, pyx.parent.name
+
+
 @pytest.mark.slow
 def test_wheel_contents_and_install(tmp_path):
     """A plain (non-editable) build ships the data sets; an install works outside the repo."""
@@ -33,6 +88,20 @@ def test_wheel_contents_and_install(tmp_path):
     )
     (wheel,) = wheel_dir.glob("sparseclust-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
+    missing = _source_files("*.py") - set(names)
+    assert not missing, f"modules not in the wheel: {sorted(missing)}"
+    assert not any("__pycache__" in n or n.endswith((".pyx", ".h", ".build")) for n in names)
+    for pyx in _source_files("*.pyx"):  # each compiled module, built for this Python
+        stem = pyx.removesuffix(".pyx")
+        assert any(n.startswith(stem + ".") and n.endswith((".so", ".pyd")) for n in names), pyx
+    meta = next(n for n in names if n.endswith(".dist-info/METADATA"))
+    lines = zipfile.ZipFile(wheel).read(meta).decode().splitlines()
+    assert f"Version: {sparseclust.__version__}" in lines
+    assert "License-Expression: BSD-3-Clause" in lines
+    assert (
+        "sparseclust = sparseclust.__main__:main"
+        in zipfile.ZipFile(wheel).read(meta.replace("METADATA", "entry_points.txt")).decode()
+    )
     data = {Path(n).name for n in names if "/datasets/data/" in n}
     for ds in [
         "spambase",
@@ -75,12 +144,57 @@ def test_wheel_contents_and_install(tmp_path):
         check=True,
     )
     code = (
-        "import sparseclust, sparseclust.datasets as d; "
+        "import numpy as np, sparseclust, sparseclust.datasets as d; "
+        "from sparseclust._sparse import hartigan_wong_jit as h; "
         "print(sparseclust.__file__); "
-        "print(d.load_adult().shape)"
+        "print(h.__file__); "
+        "print(d.load_adult().shape); "
+        "x = np.random.default_rng(0).normal(size=(30, 4)); "
+        "print(sparseclust.sparse_kmeans(x, 2, wbound=1.5, rng=0).weights.size)"
     )
     out = subprocess.run([str(py), "-c", code], capture_output=True, text=True, cwd=tmp_path)
     assert out.returncode == 0, out.stderr
-    where, shape = out.stdout.strip().splitlines()
+    where, kernels, shape, p = out.stdout.strip().splitlines()
     assert Path(where).is_relative_to(venv_site), where  # the wheel, not the repo or the outer env
+    assert Path(kernels).is_relative_to(venv_site), kernels
     assert shape == "(48842, 15)"
+    assert p == "4"
+    # From the repository's root (README: `python -m sparseclust`, `python -m pytest` run
+    # there after `pip install .`) the modules are the checkout's, the compiled kernels
+    # the installed copy's.
+    out = subprocess.run([str(py), "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    where, kernels, _, p = out.stdout.strip().splitlines()
+    assert Path(where) == PKG / "__init__.py", where
+    assert Path(kernels).is_relative_to(venv_site), kernels
+    assert p == "4"
+
+
+@pytest.mark.slow
+def test_sdist_holds_the_build_sources(tmp_path):
+    """``python -m build --sdist``: the git-tracked sources of the build (meson dist),
+    from which a wheel builds."""
+    subprocess.run(
+        [sys.executable, "-m", "build", "--sdist", "--outdir", str(tmp_path), str(ROOT)],
+        check=True,
+        capture_output=True,
+    )
+    (sdist,) = tmp_path.glob(f"sparseclust-{sparseclust.__version__}.tar.gz")
+    top = f"sparseclust-{sparseclust.__version__}/"
+    with tarfile.open(sdist) as tar:
+        names = {n.removeprefix(top) for n in tar.getnames()}
+    tracked = subprocess.run(
+        ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True
+    ).stdout.split()
+    needed = [n for n in tracked if n.startswith("sparseclust/")] + [
+        "meson.build",
+        "pyproject.toml",
+        "tools/build_info.py",
+        "README.md",
+        "LICENSE",
+    ]
+    if not tracked:  # pragma: no cover - not a git checkout
+        pytest.skip("not a git checkout")
+    missing = sorted(set(needed) - names)
+    assert not missing, f"not in the sdist: {missing}"
+    assert "PKG-INFO" in names

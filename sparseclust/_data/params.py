@@ -592,11 +592,13 @@ def written(name: str) -> bool:
 def _interrupted(error: SystemError) -> bool:
     """Whether ``error`` is a Ctrl-C that a compiled kernel turned into a SystemError.
 
-    A SIGINT arriving while numba's compiled code has called back into Python (it
+    A SIGINT arriving while a numba-compiled kernel has called back into Python (it
     does, briefly, to unpickle a constant) raises KeyboardInterrupt there; the
     dispatcher then reports "returned a result with an exception set" as a
     SystemError caused by it. The caller pressed Ctrl-C and must get the
-    KeyboardInterrupt, not an internal error.
+    KeyboardInterrupt, not an internal error. (The kernels compiled ahead of time,
+    Cython, never call back into Python: a SIGINT is handled when the kernel returns,
+    and no SystemError arises; for them this check is never reached.)
 
     Examples
     --------

@@ -30,15 +30,15 @@ the details R adds)
 
 Speed, and why it is exact
 --------------------------
-The stages run compiled (:mod:`.hartigan_wong_jit`, numba), one point at a time as the
-Fortran does: every distance a decision reads is the squared distance summed
+The stages run compiled (:mod:`.hartigan_wong_jit`, Cython built with the package), one
+point at a time as the Fortran does: every distance a decision reads is the squared distance summed
 sequentially over the features, in double precision, and the stage's comparisons are
 made in the Fortran's order (``DC >= R2/AN2(L)``, ``R2 < D(I)``, ``DD >= D(I)/AN2(L2)``).
 (AS 136 caches ``D(I) = n_L1/(n_L1-1) d(i, L1)`` and refreshes it only when ``L1``
 changed since; the cache is current whenever it is read, so evaluating it afresh gives
 the same number.) With at least ``_SCREEN_MIN_P`` columns, on data near the origin, a
-point's distances are first screened as ``|x|^2 + |c|^2 - 2 x.c`` with vectorised dot
-products, under a rigorous error bound per point (``(8 (p + 10) + 1024) u (|x|^2 + max
+point's distances are first screened as ``|x|^2 + |c|^2 - 2 x.c`` with dot products in
+partial sums side by side, under a rigorous error bound per point (``(8 (p + 10) + 1024) u (|x|^2 + max
 |c|^2)`` with ``u = 2^-53``, valid in any order of summation, which also covers the
 roundings of the comparisons' own arithmetic); a comparison closer than the bound is
 made on the sequential sums. With at least ``_F32_MIN_P`` columns, on data of at most
@@ -47,18 +47,14 @@ copy of the data, under its own rigorous bound, see :func:`_single_copy`) comes 
 and a comparison too close there goes to the double-precision screen. The multi-start's
 refinements, after its Gram-space Lloyd phase on few rows of many columns, screen in the
 rows' own space instead (:class:`RowScreen`: ``n`` terms a distance instead of ``p``,
-under its own rigorous bound). The per-point stages are compiled without numba's
-reference counting (``kernel(refcount=False)``: they allocate and return no array),
-which otherwise cost more than their arithmetic. The centres are kept bit for bit as the Fortran keeps them
-(sequential sums in data order for the initial means, then ``(c n1 - x)/(n1 - 1)`` and
+under its own rigorous bound). The per-point stages are C functions on the arrays'
+rows (no Python object, no reference count). The centres are kept bit for bit as the
+Fortran keeps them (sequential sums in data order for the initial means, then ``(c n1 - x)/(n1 - 1)`` and
 ``(c n2 + x)/(n2 + 1)`` at each transfer), so every decision equals the one a sequential
 double-precision run of AS 136 makes on the same input (assuming, as R's usual x86-64
-builds do, that the compiler fuses no multiply-add; numba's ``fastmath`` is off for
-these sums). The returned centres and within sums of squares are recomputed from the
+builds do, that the compiler fuses no multiply-add: the kernels are built with
+``-ffp-contract=off`` and no fast-math, ``sparseclust/meson.build``). The returned centres and within sums of squares are recomputed from the
 final partition by matrix products: equal to R's up to rounding, not bit for bit.
-
-The first call in a process loads the compiled stages from numba's on-disk cache (they
-are compiled once per machine, in 7-9 s of CPU; see :mod:`sparseclust._engine.jit`).
 
 References: Hartigan, J. A. and Wong, M. A. (1979) Algorithm AS 136: A K-means
 clustering algorithm. *Applied Statistics* 28, 100-108. R's ``?kmeans``.
@@ -411,8 +407,8 @@ def _screen_norms(x: np.ndarray) -> np.ndarray:
 
 # -------------------------------------------------------------------- Hartigan-Wong core
 def _as136_work(n: int, k: int, p: int, screen: bool, single: bool) -> tuple[np.ndarray, ...]:
-    """The arrays of the compiled AS 136 (:func:`.hartigan_wong_jit.as136`), made here
-    so that no numpy constructor is compiled: labels IC1 and IC2, distances, the
+    """The arrays of the compiled AS 136 (:func:`.hartigan_wong_jit.as136`, C-contiguous):
+    labels IC1 and IC2, distances, the
     centres' squared norms (when screening), their single-precision copy (when
     screening in single precision), counts, centres, AN1, AN2, ITRAN, NCP, LIVE."""
     return (
@@ -608,7 +604,6 @@ class HWRunner:
                 f"number of cluster centres must lie between 1 and nrow(x) - 1 for "
                 f"Hartigan-Wong; got k={k}, n={n}"
             )
-        from .._engine.jit import settle
         from .hartigan_wong_jit import as136
 
         if rows is not None:
@@ -627,7 +622,6 @@ class HWRunner:
         labels, kept, nc, n_iter, ifault = as136(
             x, x32, c, self.max_iter, _QTRAN_STEPS * n, xq, prm, prm32, work, rs
         )
-        settle()  # once per process, after the kernels were loaded
         if ifault < 0:
             raise _empty_cluster_error(nc)
         return labels, kept, int(n_iter), int(ifault)

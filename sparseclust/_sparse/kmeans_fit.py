@@ -19,11 +19,11 @@ import numpy as np
 
 from .._data.params import user_stacklevel
 from .._engine.blocks import LocalBlocks
-from .._engine.parallel import progress_bar, run_shared, worker_count
+from .._engine.parallel import progress_bar, run_shared
 from .._engine.threads import single_blas_thread
 from ..exceptions import ConvergenceWarning
 from .kmeans_core import SparseKMeansFit, initial_blocks, sparse_kmeans_blocks
-from .lloyd import drop_states, load_kernels, local_labels, one_block
+from .lloyd import drop_states, local_labels, one_block
 
 __all__ = [
     "FitSettings",
@@ -238,8 +238,6 @@ def run_permutations(
     # PARALLEL_MIN_CELLS cell-fits the whole call runs here.
     if X.shape[0] * X.shape[1] * len(wb) * (len(seeds) + 1) < PARALLEL_MIN_CELLS:
         n_jobs = None
-    if worker_count(n_jobs, len(seeds) + 1) > 1:  # loaded once, here, for all workers
-        load_kernels(one_block(X), X.shape[1], settings.nstart, k)
     done = run_shared(
         _perm_task,
         X,

@@ -624,20 +624,6 @@ def _batched_lloyd(
     return states, c, wss, converged, n_iter
 
 
-def load_kernels(ex: Any, p: int, n_init: int, k: int) -> None:
-    """Load the compiled kernels of a multi-start with Hartigan-Wong refinements on
-    ``ex`` (numba loads each on its first call) by running them on four rows: workers
-    forked afterwards inherit them instead of each loading them again for its first
-    task (about 0.3 s each)."""
-    from .hartigan_wong_jit import wss_estimate
-
-    x = np.array([[0.0, 0.0], [0.1, 0.0], [5.0, 5.0], [5.1, 5.0]])
-    labels, kept, _, _ = HWRunner(x).run(x[[0, 2]])
-    wss_estimate(x, labels, kept, np.zeros((2, 2)), np.zeros(2), np.zeros(2))
-    if _use_gram(ex, p, n_init, k):
-        _gram_lloyd(x - x.mean(axis=0), np.array([[0, 2]]), 2)
-
-
 def _use_gram(ex: Any, p: int, S: int, k: int) -> bool:
     """Whether the batched Lloyd phase runs in the rows' Gram space (:func:`_gram_lloyd`):
     in memory, one block, and cheaper there. Per iteration the data-space product costs
