@@ -1,4 +1,5 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False
+# cython: cdivision=True
 """CRAFT's categorical cost terms compiled: the per-row gathers of the level table.
 
 Compiled ahead of time (Cython, at build time); imported only inside :mod:`.core`.

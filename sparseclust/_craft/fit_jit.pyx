@@ -1,4 +1,5 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False
+# cython: cdivision=True
 """The start and the end of a compiled CRAFT fit
 (:func:`~sparseclust._craft.core._compiled_passes`, ``core._k_final_compiled``).
 
@@ -19,6 +20,7 @@ from .loop_jit cimport (
     FP,
     _all_costs,
     _singleton,
+    raise_status,
     unpack_1d,
     unpack_cur,
     unpack_dat,
@@ -69,6 +71,5 @@ def final_costs(cur, Py_ssize_t K, dat, fp, bint masked):
     cdef double* Dp = <double*> cnp.PyArray_DATA(D)
     with nogil:
         status = _all_costs(&c, 0, K, &d, &f, masked, Dp)
-    if status != 0:
-        raise MemoryError()
+    raise_status(status)
     return D

@@ -49,10 +49,17 @@ cdef struct Cur:
     F2 counts
     B2 v
 
+# Failures of the C functions (negative statuses): out of memory; a float divided by
+# zero, where numba's kernels raised ZeroDivisionError (its error model is Python's).
+cdef enum:
+    NOMEM = -1
+    ZERODIV = -2
+
 # The loop's floats: threshold, F_delta, a0, b0, sigma_floor, sigma_override (or -1)
 cdef struct FP:
     double threshold, F_delta, a0, b0, sigma_floor, sigma_override
 
+cdef int raise_status(int status) except -1
 cdef int unpack_dat(object dat, Dat* d, list keep) except -1
 cdef int unpack_cur(object cur, Cur* c, bint write, list keep) except -1
 cdef int unpack_fp(object fp, FP* f) except -1

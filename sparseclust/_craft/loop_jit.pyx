@@ -194,6 +194,16 @@ cdef int unpack_fp(object fp, FP* f) except -1:
     return 0
 
 
+cdef int raise_status(int status) except -1:
+    """The exception of a negative status: :data:`NOMEM` MemoryError, :data:`ZERODIV`
+    ZeroDivisionError (where numba's kernels raised it: a float divided by zero)."""
+    if status == NOMEM:
+        raise MemoryError()
+    if status == ZERODIV:
+        raise ZeroDivisionError("division by zero")
+    return 0
+
+
 # ------------------------------------------------------------------ small helpers
 cdef inline void* _alloc(size_t nbytes) noexcept nogil:
     return malloc(nbytes if nbytes else 1)
@@ -282,10 +292,11 @@ cdef int _weights(const Cur* cur, Py_ssize_t lo, Py_ssize_t hi, const Dat* dat,
     cluster's sd, or ``sigma_override`` when positive), ``Wz = -2 (W zeta)``,
     ``wz2 = W zeta zeta`` and its row sums (pairwise), ``F_v = F_delta * (selected
     features)``, and the categorical gather table ((S + Q, tw), zero where not
-    written; ``tw`` 4 columns for 2-4 clusters, see :func:`_cat_terms`). Returns 0, or
-    -1 (nothing to free) when out of memory."""
+    written; ``tw`` 4 columns for 2-4 clusters, see :func:`_cat_terms`). Returns 0,
+    :data:`NOMEM` or :data:`ZERODIV` (a zero ``2 sig sig``: numba raised
+    ZeroDivisionError), nothing to free then."""
     cdef Py_ssize_t P = dat.P, K = hi - lo, Q = dat.Q, S = dat.S, k, c, p, q, j, tw
-    cdef double so = fp.sigma_override, s, ww, wz, on
+    cdef double so = fp.sigma_override, s, den, ww, wz, on
     tw = 4 if 2 <= K <= 4 else K
     w.K, w.tw = K, tw
     w.W = <double*> _alloc(K * P * sizeof(double))
@@ -297,7 +308,7 @@ cdef int _weights(const Cur* cur, Py_ssize_t lo, Py_ssize_t hi, const Dat* dat,
     if (w.W == NULL or w.Wz == NULL or w.wz2 == NULL or w.wz2_sum == NULL or w.F_v == NULL
             or w.table == NULL):
         _free_wts(w)
-        return -1
+        return NOMEM
     cdef const F2* zeta = &cur.zeta
     cdef const F2* sigma = &cur.sigma
     cdef const F2* log_eta = &cur.log_eta
@@ -306,7 +317,11 @@ cdef int _weights(const Cur* cur, Py_ssize_t lo, Py_ssize_t hi, const Dat* dat,
         c = lo + k
         for p in range(P):
             s = so if so > 0 else sigma.p[c * sigma.s0 + p * sigma.s1]
-            ww = (1.0 if v.p[c * v.s0 + p * v.s1] else 0.0) / (2.0 * s * s)
+            den = 2.0 * s * s
+            if den == 0:
+                _free_wts(w)
+                return ZERODIV
+            ww = (1.0 if v.p[c * v.s0 + p * v.s1] else 0.0) / den
             wz = ww * zeta.p[c * zeta.s0 + p * zeta.s1]
             w.W[k * P + p] = ww
             w.Wz[k * P + p] = -2.0 * wz
@@ -381,7 +396,7 @@ cdef int _costs(const double* cat, const int64_t* inv, Py_ssize_t n_inv, Py_ssiz
     their distinct rows, row ``r`` taking row ``inv[r]``; 0.0 without categorical
     features), ``+ F_v`` on categorical data; with numeric features ``+ X2 W' + X Wz' +
     wz2_sum`` (``X2 = X * X``; ``Mf wz2'`` with missing cells) ``+ F_v``. Returns 0, or
-    -1 when out of memory."""
+    :data:`NOMEM`."""
     cdef Py_ssize_t K = w.K, P = X.n1, r, k, u
     cdef double* t1 = NULL
     cdef double* t2 = NULL
@@ -396,7 +411,7 @@ cdef int _costs(const double* cat, const int64_t* inv, Py_ssize_t n_inv, Py_ssiz
             free(t2)
             if masked:
                 free(t3)
-            return -1
+            return NOMEM
         _dot(X2.p, X2.f, n, P, w.W, True, K, t1)  # W.T: the transpose of a C array
         _dot(X.p, X.f, n, P, w.Wz, True, K, t2)
         if masked:
@@ -424,12 +439,12 @@ cdef int _costs_of(const int64_t* rows, Py_ssize_t m, const Cur* cur, Py_ssize_t
                    Py_ssize_t hi, const Dat* dat, const FP* fp, bint masked,
                    double* D) noexcept nogil:
     """The costs (m, hi - lo) of ``rows`` to clusters ``lo:hi``, their rows taken first
-    (as ``core.take_rows``). Returns 0, or -1 when out of memory."""
+    (as ``core.take_rows``). Returns 0, :data:`NOMEM` or :data:`ZERODIV`."""
     cdef Py_ssize_t P = dat.P, Q = dat.Q, Pm = P if masked else 0, i, p, r
     cdef F2 X, X2, M
     cdef Wts w
     cdef double* cat = NULL
-    cdef int status = -1
+    cdef int status
     cdef const F2* X0 = &dat.X0
     cdef const F2* Mf = &dat.Mf
     X.p = <double*> _alloc(m * P * sizeof(double))
@@ -439,7 +454,7 @@ cdef int _costs_of(const int64_t* rows, Py_ssize_t m, const Cur* cur, Py_ssize_t
         free(X.p)
         free(X2.p)
         free(M.p)
-        return -1
+        return NOMEM
     X.n0, X.n1, X.s0, X.s1, X.f = m, P, P, 1, False
     X2.n0, X2.n1, X2.s0, X2.s1, X2.f = m, P, P, 1, False
     M.n0, M.n1, M.s0, M.s1, M.f = m, Pm, Pm, 1, False
@@ -450,8 +465,10 @@ cdef int _costs_of(const int64_t* rows, Py_ssize_t m, const Cur* cur, Py_ssize_t
             X2.p[i * P + p] = X.p[i * P + p] * X.p[i * P + p]
         for p in range(Pm):
             M.p[i * Pm + p] = Mf.p[r * Mf.s0 + p * Mf.s1]
-    if _weights(cur, lo, hi, dat, fp, &w) == 0:
+    status = _weights(cur, lo, hi, dat, fp, &w)
+    if status == 0:
         cat = <double*> _alloc(m * w.K * sizeof(double)) if Q else NULL
+        status = NOMEM
         if cat != NULL or not Q:
             if Q:
                 _cat_terms(&dat.codes, dat.g0, rows, m, &w, dat, cat)
@@ -467,17 +484,19 @@ cdef int _costs_of(const int64_t* rows, Py_ssize_t m, const Cur* cur, Py_ssize_t
 cdef int _all_costs(const Cur* cur, Py_ssize_t lo, Py_ssize_t hi, const Dat* dat,
                     const FP* fp, bint masked, double* D) noexcept nogil:
     """The costs (rows, hi - lo), row-major into ``D``, of every row to clusters
-    ``lo:hi``. Returns 0, or -1 when out of memory."""
+    ``lo:hi``. Returns 0, :data:`NOMEM` or :data:`ZERODIV`."""
     cdef const I2* codes = &dat.codes
     cdef const double* g0 = dat.g0
     cdef Py_ssize_t Q = dat.Q
     cdef Wts w
     cdef double* cat = NULL
-    cdef int status = -1
+    cdef int status = NOMEM
     if dat.n_inv:  # the categorical terms of the distinct rows only
         codes, g0 = &dat.dcodes, dat.dg0
-    if _weights(cur, lo, hi, dat, fp, &w) != 0:
-        return -1
+    status = _weights(cur, lo, hi, dat, fp, &w)
+    if status != 0:
+        return status
+    status = NOMEM
     cat = <double*> _alloc(codes.n0 * w.K * sizeof(double)) if Q else NULL
     if cat != NULL or not Q:
         if Q:
@@ -535,7 +554,8 @@ cdef int _open(const Cur* cur, Py_ssize_t K, const double* dmin, Py_ssize_t n,
     threshold to every cluster opened before it opens one, with features drawn
     ``Bernoulli((a0 K + vsum) / (K (a0 + b0)))`` (all with ``select_all``); past
     ``max_clusters`` none. Returns the clusters now (the rows that opened them in
-    ``openers[:n_open]``), or -1 when out of memory."""
+    ``openers[:n_open]``), :data:`NOMEM`, or :data:`ZERODIV` (``a0 + b0 = 0``: numba
+    raised ZeroDivisionError)."""
     cdef double threshold = fp.threshold, a0 = fp.a0, b0 = fp.b0
     cdef bint masked = ip[0] > 0, select_all = ip[1] > 0
     cdef int64_t cap = ip[5]
@@ -547,14 +567,16 @@ cdef int _open(const Cur* cur, Py_ssize_t K, const double* dmin, Py_ssize_t n,
     cdef npy_bool* v_new = <npy_bool*> _alloc(D * sizeof(npy_bool))
     cdef double* c = NULL
     cdef int64_t* rest
-    cdef Py_ssize_t status = -1
+    cdef double den
+    cdef int err = 0
+    cdef Py_ssize_t status = NOMEM
     n_open[0] = 0
     if alive == NULL or vsum == NULL or p == NULL or v_new == NULL:
         free(alive)
         free(vsum)
         free(p)
         free(v_new)
-        return -1
+        return NOMEM
     for r in range(n):
         if dmin[r] > threshold:
             alive[na] = r
@@ -567,8 +589,14 @@ cdef int _open(const Cur* cur, Py_ssize_t K, const double* dmin, Py_ssize_t n,
         while na and (cap < 0 or K_now <= cap):
             i = alive[0]
             for d in range(D):
-                p[d] = (a0 * K_now + vsum[d]) / (K_now * (a0 + b0))
+                den = K_now * (a0 + b0)
+                if den == 0:
+                    err = ZERODIV
+                    break
+                p[d] = (a0 * K_now + vsum[d]) / den
                 v_new[d] = True if select_all else u[ints[7] + d] < p[d]
+            if err:
+                break
             if not select_all:
                 ints[7] += D
             _singleton(cur, K_now, i, v_new, 1, dat)
@@ -579,8 +607,8 @@ cdef int _open(const Cur* cur, Py_ssize_t K, const double* dmin, Py_ssize_t n,
             K_now += 1
             rest, m = alive + 1, na - 1
             if m:
-                if _costs_of(rest, m, cur, K_now - 1, K_now, dat, fp, masked, c) != 0:
-                    K_now = -1
+                err = _costs_of(rest, m, cur, K_now - 1, K_now, dat, fp, masked, c)
+                if err:
                     break
                 na = 0
                 for t in range(m):
@@ -589,7 +617,7 @@ cdef int _open(const Cur* cur, Py_ssize_t K, const double* dmin, Py_ssize_t n,
                         na += 1
             else:
                 na = 0
-        status = K_now
+        status = err if err else K_now
     free(alive)
     free(vsum)
     free(p)
@@ -864,8 +892,8 @@ cdef struct Loop:
 
 cdef int _run(const Dat* dat, Cur* cur, Cur* nxt, Loop* lp, const FP* fp,
               Py_ssize_t n) noexcept nogil:
-    """:func:`run_passes` once unpacked: :data:`DONE`, :data:`GROW`, or -1 when out of
-    memory."""
+    """:func:`run_passes` once unpacked: :data:`DONE`, :data:`GROW`, :data:`NOMEM` or
+    :data:`ZERODIV`."""
     cdef Py_ssize_t cap = cur.zeta.n0, D = cur.v.n1, nr = dat.X0.n0, r, k
     cdef const int64_t* ip = lp.ip
     cdef int64_t* ints = lp.ints
@@ -883,15 +911,19 @@ cdef int _run(const Dat* dat, Cur* cur, Cur* nxt, Loop* lp, const FP* fp,
     cdef int64_t* openers = NULL
     cdef int64_t* remap = NULL
     cdef Stats st
-    cdef int status = -1
+    cdef int status = NOMEM, err
     if old == NULL or idx == NULL or dmin == NULL:
         free(old)
         free(idx)
         free(dmin)
-        return -1
+        return NOMEM
     while it < ip[4]:
         Dc = <double*> _alloc(nr * K * sizeof(double))
-        if Dc == NULL or _all_costs(cur, 0, K, dat, fp, masked, Dc) != 0:
+        if Dc == NULL:
+            break
+        err = _all_costs(cur, 0, K, dat, fp, masked, Dc)
+        if err:
+            status = err
             break
         row_min_c(Dc, nr, K, idx, dmin)
         free(Dc)
@@ -914,11 +946,16 @@ cdef int _run(const Dat* dat, Cur* cur, Cur* nxt, Loop* lp, const FP* fp,
                 break
             K_tot = _open(cur, K, dmin, nr, lp.u, ints, dat, fp, ip, openers, &n_open)
             if K_tot < 0:
+                status = <int> K_tot
                 break
         # the new clusters' costs (none opened: no rows, no call)
         if K_tot > K:
             Dn = <double*> _alloc(nr * (K_tot - K) * sizeof(double))
-            if Dn == NULL or _all_costs(cur, K, K_tot, dat, fp, masked, Dn) != 0:
+            if Dn == NULL:
+                break
+            err = _all_costs(cur, K, K_tot, dat, fp, masked, Dn)
+            if err:
+                status = err
                 break
         _assign(K, K_tot, Dn, openers, idx, dmin, labels, lp.cost, n)
         free(Dn)
@@ -939,7 +976,7 @@ cdef int _run(const Dat* dat, Cur* cur, Cur* nxt, Loop* lp, const FP* fp,
         lp.trace[(it - 1) * lp.ts0 + lp.ts1] = used
         lp.trace[(it - 1) * lp.ts0 + 2 * lp.ts1] = fp.F_delta * <double> nv_used
         remap = <int64_t*> _alloc(K_tot * sizeof(int64_t))
-        K2 = _update(nxt, K_tot, &st, dat, fp, ip, remap) if remap != NULL else -1
+        K2 = _update(nxt, K_tot, &st, dat, fp, ip, remap) if remap != NULL else NOMEM
         if K2 < 0:
             _free_stats(&st)
             break
@@ -1038,6 +1075,5 @@ def run_passes(dat, cur, nxt, labels, cost, tot_nk, trace, ints, u, fp, ip):
         raise ValueError("run_passes: the buffers do not match the block's rows")
     with nogil:
         status = _run(&d, &c, &x, &lp, &f, n)
-    if status < 0:
-        raise MemoryError()
+    raise_status(status)
     return status

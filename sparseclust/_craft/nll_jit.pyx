@@ -1,11 +1,13 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False
+# cython: cdivision=True
 """CRAFT's restart likelihood compiled (:func:`~sparseclust._craft.core.neg_loglik`).
 
 Compiled ahead of time (Cython, at build time); imported only inside :mod:`.core`. The
 kernel computes each cell's term with the operations of the numpy code it replaces, in
 the same order (no fused multiply-add, no reassociation; the logarithms and
 denominators come in computed by numpy), so every term is the same number bit for bit,
-and the caller sums the terms as before (numpy's sum of the same array).
+and the caller sums the terms as before (numpy's sum of the same array). A zero
+denominator raises ZeroDivisionError, as the numba kernel did.
 """
 
 from libc.stdint cimport int64_t
@@ -27,8 +29,8 @@ def numeric_terms(const double[:, :] X0, const npy_bool[:, :] M, const int64_t[:
     cdef double[:, :] o = out
     cdef Py_ssize_t P = o.shape[1], r, p
     cdef int64_t k
-    cdef bint masked = M.shape[0] > 0
-    cdef double x, t, val
+    cdef bint masked = M.shape[0] > 0, zero = False
+    cdef double x, t, val, d
     with nogil:
         for r in range(o.shape[0]):
             k = labels[r]
@@ -36,13 +38,25 @@ def numeric_terms(const double[:, :] X0, const npy_bool[:, :] M, const int64_t[:
                 x = X0[a + r, p]
                 if v[k, p]:
                     t = x - zeta[k, p]
-                    val = t * t / den[k, p] + log_sig[k, p]
+                    d = den[k, p]
+                    if d == 0:
+                        zero = True
+                        break
+                    val = t * t / d + log_sig[k, p]
                 else:
                     t = x - mean[p]
-                    val = t * t / uden[p] + ulog[p]
+                    d = uden[p]
+                    if d == 0:
+                        zero = True
+                        break
+                    val = t * t / d + ulog[p]
                 if masked:
                     val = val * (1.0 if M[a + r, p] else 0.0)
                 o[r, p] = val
+            if zero:
+                break
+    if zero:  # as numba raised it (its error model is Python's)
+        raise ZeroDivisionError("division by zero")
     return out
 
 

@@ -1,4 +1,5 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False
+# cython: cdivision=True
 """CRAFT's k-means++-style seeding (``core.seed_clusters``) on data held in one block of
 rows, compiled: one call opens the ``K`` singletons of a fit at a fixed number of
 clusters.
@@ -30,8 +31,10 @@ from .loop_jit cimport (
     Cur,
     Dat,
     FP,
+    NOMEM,
     _all_costs,
     _singleton,
+    raise_status,
     unpack_1d,
     unpack_b2,
     unpack_cur,
@@ -46,18 +49,20 @@ __all__ = ["seed_rows"]
 cdef int64_t _seed(const Dat* dat, const Cur* cur, const B2* V, const F2* logu,
                    Py_ssize_t first, const FP* fp, bint masked, int64_t* taken,
                    Py_ssize_t n) noexcept nogil:
-    """:func:`seed_rows` once unpacked; -1 when out of memory."""
+    """:func:`seed_rows` once unpacked; a negative status (``loop_jit.NOMEM``,
+    ``ZERODIV``) on failure."""
     cdef Py_ssize_t K = V.n0, nr = dat.X0.n0, r, j
     cdef int64_t k = 0
     cdef npy_bool* excluded = <npy_bool*> calloc(n + 1, sizeof(npy_bool))
     cdef double* dmin = <double*> malloc((n + 1) * sizeof(double))
     cdef double* c = <double*> malloc((nr + 1) * sizeof(double))
     cdef double x, y, floor, best, w, s
+    cdef int err
     if excluded == NULL or dmin == NULL or c == NULL:
         free(excluded)
         free(dmin)
         free(c)
-        return -1
+        return NOMEM
     taken[0] = first
     excluded[first] = True
     while True:
@@ -65,8 +70,9 @@ cdef int64_t _seed(const Dat* dat, const Cur* cur, const B2* V, const F2* logu,
         k += 1
         if k == K:
             break
-        if _all_costs(cur, k - 1, k, dat, fp, masked, c) != 0:
-            k = -1
+        err = _all_costs(cur, k - 1, k, dat, fp, masked, c)
+        if err:
+            k = err
             break
         for r in range(n):
             x = c[r]
@@ -129,6 +135,5 @@ def seed_rows(dat, cur, V, logu, Py_ssize_t first, fp, bint masked, taken):
         raise ValueError("seed_rows: V, logu, taken or the buffers do not match the block")
     with nogil:
         k = _seed(&d, &c, &Vb, &lu, first, &f, masked, tk, n)
-    if k < 0:
-        raise MemoryError()
+    raise_status(<int> k if k < 0 else 0)
     return k
