@@ -32,21 +32,23 @@ def level_sums(const code_t[:, :] codes_t, const int64_t[:] offsets, const doubl
                Py_ssize_t a, Py_ssize_t b, out):
     """``out[r] = sum_q table[codes_t[q, a + r] + offsets[q] + q + 1]`` for ``r < b - a``,
     added in feature order (the first feature's row copied, the others added to it).
-    One, two and four columns (three clusters are padded to four) add into scalars.
-    ``codes_t``: the codes transposed (features, rows), any layout."""
+    One, two and four columns (three clusters are padded to four) add into scalars,
+    more in blocks of eight and four columns, then one at a time: the same chain of
+    additions for every output. ``codes_t``: the codes transposed (features, rows), any
+    layout."""
     cdef double[:, :] o = out
     cdef Py_ssize_t Q = codes_t.shape[0], K = table.shape[1], r, q, k, s
-    cdef double x0, x1, x2, x3
+    cdef double x0, x1, x2, x3, x4, x5, x6, x7
     cdef int64_t* base
-    cdef double* acc
+    cdef Py_ssize_t* sidx
     if Q == 0:  # no feature: nothing to add (the numpy code never calls it so)
         o[:b - a, :] = 0.0
         return out
     base = <int64_t*> malloc(Q * sizeof(int64_t))
-    acc = <double*> malloc((K + 1) * sizeof(double))
-    if base == NULL or acc == NULL:
+    sidx = <Py_ssize_t*> malloc(Q * sizeof(Py_ssize_t))
+    if base == NULL or sidx == NULL:
         free(base)
-        free(acc)
+        free(sidx)
         raise MemoryError()
     with nogil:
         for q in range(Q):
@@ -77,19 +79,47 @@ def level_sums(const code_t[:, :] codes_t, const int64_t[:] offsets, const doubl
                     x2 += table[s, 2]
                     x3 += table[s, 3]
                 o[r, 0], o[r, 1], o[r, 2], o[r, 3] = x0, x1, x2, x3
-        else:
+        else:  # blocks of eight and four clusters in registers, then one at a time
             for r in range(b - a):
-                s = codes_t[0, a + r] + base[0]
-                for k in range(K):
-                    acc[k] = table[s, k]
-                for q in range(1, Q):
-                    s = codes_t[q, a + r] + base[q]
-                    for k in range(K):
-                        acc[k] += table[s, k]
-                for k in range(K):
-                    o[r, k] = acc[k]
+                for q in range(Q):
+                    sidx[q] = codes_t[q, a + r] + base[q]
+                k = 0
+                while k + 8 <= K:
+                    s = sidx[0]
+                    x0, x1, x2, x3 = table[s, k], table[s, k + 1], table[s, k + 2], table[s, k + 3]
+                    x4, x5, x6, x7 = table[s, k + 4], table[s, k + 5], table[s, k + 6], table[s, k + 7]
+                    for q in range(1, Q):
+                        s = sidx[q]
+                        x0 += table[s, k]
+                        x1 += table[s, k + 1]
+                        x2 += table[s, k + 2]
+                        x3 += table[s, k + 3]
+                        x4 += table[s, k + 4]
+                        x5 += table[s, k + 5]
+                        x6 += table[s, k + 6]
+                        x7 += table[s, k + 7]
+                    o[r, k], o[r, k + 1], o[r, k + 2], o[r, k + 3] = x0, x1, x2, x3
+                    o[r, k + 4], o[r, k + 5], o[r, k + 6], o[r, k + 7] = x4, x5, x6, x7
+                    k += 8
+                if k + 4 <= K:
+                    s = sidx[0]
+                    x0, x1, x2, x3 = table[s, k], table[s, k + 1], table[s, k + 2], table[s, k + 3]
+                    for q in range(1, Q):
+                        s = sidx[q]
+                        x0 += table[s, k]
+                        x1 += table[s, k + 1]
+                        x2 += table[s, k + 2]
+                        x3 += table[s, k + 3]
+                    o[r, k], o[r, k + 1], o[r, k + 2], o[r, k + 3] = x0, x1, x2, x3
+                    k += 4
+                while k < K:
+                    x0 = table[sidx[0], k]
+                    for q in range(1, Q):
+                        x0 += table[sidx[q], k]
+                    o[r, k] = x0
+                    k += 1
     free(base)
-    free(acc)
+    free(sidx)
     return out
 
 

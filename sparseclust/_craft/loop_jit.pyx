@@ -337,31 +337,40 @@ cdef int _weights(const Cur* cur, Py_ssize_t lo, Py_ssize_t hi, const Dat* dat,
     return 0
 
 
-cdef void _cat_terms(const I2* codes, const double* g0, const int64_t* rows, Py_ssize_t m,
-                     const Wts* w, const Dat* dat, double* out) noexcept nogil:
+cdef int _cat_terms(const I2* codes, const double* g0, const int64_t* rows, Py_ssize_t m,
+                    const Wts* w, const Dat* dat, double* out) noexcept nogil:
     """Per row ``rows[i]`` of ``codes`` (``i`` when ``rows`` is NULL), ``i < m``: its
     categorical cost terms to each cluster, the table rows of its levels added feature
     by feature from the first (``core._level_sums``; the clusters side by side),
-    ``+ g0``, into ``out`` (m, K) row-major. Only with categorical features."""
+    ``+ g0``, into ``out`` (m, K) row-major. Only with categorical features. Each
+    output is the same chain of additions whatever the path: one to four clusters
+    (the table has four columns for two to four) and, beyond, blocks of eight and four
+    clusters add in registers, the last ones one at a time. Returns 0 or
+    :data:`NOMEM`."""
     cdef Py_ssize_t Q = dat.Q, K = w.K, tw = w.tw, i, r, q, k, s
+    cdef Py_ssize_t cs0 = codes.s0, cs1 = codes.s1
+    cdef const int* cp = codes.p
     cdef const int64_t* off = dat.offsets
     cdef const double* table = w.table
-    cdef double x, x0, x1, x2, x3, g
+    cdef const double* t
+    cdef double* o
+    cdef double x, x0, x1, x2, x3, x4, x5, x6, x7, g
+    cdef Py_ssize_t* sidx
     if K == 1:  # one cluster (a cluster just opened): a scalar sum
         for i in range(m):
             r = rows[i] if rows != NULL else i
-            x = table[(codes.p[r * codes.s0] + off[0] + 1) * tw]
+            x = table[(cp[r * cs0] + off[0] + 1) * tw]
             for q in range(1, Q):
-                x += table[(codes.p[r * codes.s0 + q * codes.s1] + off[q] + q + 1) * tw]
+                x += table[(cp[r * cs0 + q * cs1] + off[q] + q + 1) * tw]
             out[i] = x + g0[r]
-        return
+        return 0
     if 2 <= K <= 4:  # four sums in registers (the table has four columns)
         for i in range(m):
             r = rows[i] if rows != NULL else i
-            s = (codes.p[r * codes.s0] + off[0] + 1) * tw
+            s = (cp[r * cs0] + off[0] + 1) * tw
             x0, x1, x2, x3 = table[s], table[s + 1], table[s + 2], table[s + 3]
             for q in range(1, Q):
-                s = (codes.p[r * codes.s0 + q * codes.s1] + off[q] + q + 1) * tw
+                s = (cp[r * cs0 + q * cs1] + off[q] + q + 1) * tw
                 x0 += table[s]
                 x1 += table[s + 1]
                 x2 += table[s + 2]
@@ -373,18 +382,52 @@ cdef void _cat_terms(const I2* codes, const double* g0, const int64_t* rows, Py_
                 out[i * K + 2] = x2 + g
             if K > 3:
                 out[i * K + 3] = x3 + g
-        return
+        return 0
+    sidx = <Py_ssize_t*> _alloc(Q * sizeof(Py_ssize_t))
+    if sidx == NULL:
+        return NOMEM
     for i in range(m):
         r = rows[i] if rows != NULL else i
-        s = (codes.p[r * codes.s0] + off[0] + 1) * tw
-        for k in range(K):
-            out[i * K + k] = table[s + k]
-        for q in range(1, Q):
-            s = (codes.p[r * codes.s0 + q * codes.s1] + off[q] + q + 1) * tw
-            for k in range(K):
-                out[i * K + k] += table[s + k]
-        for k in range(K):
-            out[i * K + k] = out[i * K + k] + g0[r]
+        for q in range(Q):  # the row's table rows
+            sidx[q] = (cp[r * cs0 + q * cs1] + off[q] + q + 1) * tw
+        g = g0[r]
+        o = out + i * K
+        k = 0
+        while k + 8 <= K:
+            t = table + sidx[0] + k
+            x0, x1, x2, x3, x4, x5, x6, x7 = t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7]
+            for q in range(1, Q):
+                t = table + sidx[q] + k
+                x0 += t[0]
+                x1 += t[1]
+                x2 += t[2]
+                x3 += t[3]
+                x4 += t[4]
+                x5 += t[5]
+                x6 += t[6]
+                x7 += t[7]
+            o[k], o[k + 1], o[k + 2], o[k + 3] = x0 + g, x1 + g, x2 + g, x3 + g
+            o[k + 4], o[k + 5], o[k + 6], o[k + 7] = x4 + g, x5 + g, x6 + g, x7 + g
+            k += 8
+        if k + 4 <= K:
+            t = table + sidx[0] + k
+            x0, x1, x2, x3 = t[0], t[1], t[2], t[3]
+            for q in range(1, Q):
+                t = table + sidx[q] + k
+                x0 += t[0]
+                x1 += t[1]
+                x2 += t[2]
+                x3 += t[3]
+            o[k], o[k + 1], o[k + 2], o[k + 3] = x0 + g, x1 + g, x2 + g, x3 + g
+            k += 4
+        while k < K:
+            x = table[sidx[0] + k]
+            for q in range(1, Q):
+                x += table[sidx[q] + k]
+            o[k] = x + g
+            k += 1
+    free(sidx)
+    return 0
 
 
 cdef int _costs(const double* cat, const int64_t* inv, Py_ssize_t n_inv, Py_ssize_t Q,
@@ -470,9 +513,9 @@ cdef int _costs_of(const int64_t* rows, Py_ssize_t m, const Cur* cur, Py_ssize_t
         cat = <double*> _alloc(m * w.K * sizeof(double)) if Q else NULL
         status = NOMEM
         if cat != NULL or not Q:
-            if Q:
-                _cat_terms(&dat.codes, dat.g0, rows, m, &w, dat, cat)
-            status = _costs(cat, NULL, 0, Q, &X, &X2, &M, &w, masked, m, D)
+            status = _cat_terms(&dat.codes, dat.g0, rows, m, &w, dat, cat) if Q else 0
+            if status == 0:
+                status = _costs(cat, NULL, 0, Q, &X, &X2, &M, &w, masked, m, D)
         free(cat)
         _free_wts(&w)
     free(X.p)
@@ -499,10 +542,10 @@ cdef int _all_costs(const Cur* cur, Py_ssize_t lo, Py_ssize_t hi, const Dat* dat
     status = NOMEM
     cat = <double*> _alloc(codes.n0 * w.K * sizeof(double)) if Q else NULL
     if cat != NULL or not Q:
-        if Q:
-            _cat_terms(codes, g0, NULL, codes.n0, &w, dat, cat)
-        status = _costs(cat, dat.inv, dat.n_inv, Q, &dat.X0, &dat.X2, &dat.Mf, &w, masked,
-                        dat.X0.n0, D)
+        status = _cat_terms(codes, g0, NULL, codes.n0, &w, dat, cat) if Q else 0
+        if status == 0:
+            status = _costs(cat, dat.inv, dat.n_inv, Q, &dat.X0, &dat.X2, &dat.Mf, &w,
+                            masked, dat.X0.n0, D)
     free(cat)
     _free_wts(&w)
     return status
