@@ -8,6 +8,8 @@ and in the same order (no fused multiply-add, no reassociation: the extension is
 with ``-ffp-contract=off`` and without ``-ffast-math``), so a cost is the same number
 bit for bit: a row's table rows are added feature by feature in feature order,
 starting from the first feature's row. The kernels release the GIL while they work.
+(``cdivision``: strides are divided exactly by the item size; the one float division,
+``centres``', is by a positive count.)
 """
 
 from libc.math cimport sqrt

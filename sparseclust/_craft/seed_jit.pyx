@@ -18,6 +18,8 @@ seeding does what the numpy/block code does (``core._k_seed_costs``,
 * the next seed is the first row of largest ``log(u) / w`` among the rows of positive
   weight not taken yet (numpy's ``argmax``: the earliest of ties); the seeding stops
   early when no row has weight, or when the largest score is ``-inf``.
+
+(``cdivision``: the scores divide by positive weights only.)
 """
 
 from libc.math cimport INFINITY
