@@ -913,8 +913,8 @@ def _with_rows(data: CraftData, rows: Any) -> CraftData:
     """``data`` with its per-row arrays indexed by ``rows`` (the other fields shared;
     ``dataclasses.replace`` without its per-call field checks, as the opening walk
     takes rows for every cluster it opens; no cached blocking carried over). Taken
-    codes stay column-major, as the block's are, so the compiled level sums are compiled
-    for one layout."""
+    codes stay column-major, as the block's are (the compiled level sums read one
+    feature's codes at a time)."""
     new = object.__new__(CraftData)
     fields_ = {f: v for f, v in data.__dict__.items() if f != "_blocked"}
     codes = data.codes[rows]
@@ -1610,8 +1610,8 @@ def _block_inputs(d: CraftData) -> tuple:
 
 def _loop_inputs(d: CraftData) -> tuple:
     """A block's arrays as :func:`~sparseclust._craft.loop_jit.run_passes` reads them,
-    made once per block (kept while it lives): the codes row-major as int32 (one type
-    for every data set: one compilation), the observed mask as floats, the log tables
+    made once per block (kept while it lives): the codes row-major as int32 (the one
+    type the compiled loop takes), the observed mask as floats, the log tables
     (:func:`_log_tables`), the distinct rows of codes (:func:`distinct_rows`: every
     row's distinct row, their codes and ``g0``; empty when not used), and ``X0 * X0``."""
     codes = np.ascontiguousarray(d.codes, dtype=np.int32)

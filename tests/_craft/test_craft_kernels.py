@@ -5,7 +5,7 @@ fits, the restart chosen and the labels must not change): categorical cost terms
 computed once per distinct row of codes; level counts updated from the rows whose
 label changed; the membership matrix filled one cluster at a time; a calibration
 never fitting the same (seed, lambda) twice; the compiled kernels of
-``_craft/costs_jit.py`` and ``_craft/nll_jit.py`` against the numpy code they replace.
+``_craft/costs_jit.pyx`` and ``_craft/nll_jit.pyx`` against the numpy code they replace.
 """
 
 from __future__ import annotations
