@@ -85,6 +85,7 @@ sparse_hclust_permute = hclust_sparse_permute
 # The message of an unknown keyword names the public functions that take it.
 declare_public(f for f in map(globals().get, __all__) if hasattr(f, "__rules__"))
 
+
 def _kernels_of_the_installed_copy() -> None:
     """Running from a source checkout after ``pip install .`` (the repository's root
     first on ``sys.path``, as ``python -m sparseclust`` and ``python -m pytest`` put it
