@@ -2,8 +2,8 @@
 the 1 s target of issue 17 and kmodes' KPrototypes in the same run.
 
 For each set of ``benchmarks/mixed_panel.py``'s panel (Adult, 48,842 rows, only with
-``--adult``), ``K`` = the number of classes, after one warm-up call (imports, numba's
-cached kernels):
+``--adult``), ``K`` = the number of classes, after one warm-up call (imports, first use of
+the compiled kernels):
 
 * ``craft(X, m=0.5, k=K, rng=seed, progress=False)`` in this process: wall time and
   CPU time (``time.process_time``) with BLAS on one thread (threadpoolctl), the least of
