@@ -216,3 +216,99 @@ def test_nothing_reads_outside_the_repository():
                 for m in pattern.finditer(text)
             ]
     assert not hits, "\n".join(hits)
+
+
+#: A call per public method, on a small shipped data set: its first call in a process
+#: must import nothing (each method's module imports what its calls need, so the first
+#: call is like any other; issue 33's "later process" target).
+FIRST_CALLS = {
+    "craft": (
+        "from sparseclust import craft; from sparseclust.datasets import load_zoo\n"
+        "X = load_zoo().drop(columns='type')",
+        "craft(X, k=3, m=0.5, n_init=2, rng=1)",
+    ),
+    "sparse_kmeans": (
+        "from sparseclust import sparse_kmeans; from sparseclust.datasets import load_wine\n"
+        "X = load_wine().drop(columns='class')",
+        "sparse_kmeans(X, k=3, wbound=3, scale=True, rng=1)",
+    ),
+    "sparse_hclust": (
+        "from sparseclust import sparse_hclust; from sparseclust.datasets import load_wine\n"
+        "X = load_wine().drop(columns='class')",
+        "sparse_hclust(X, wbound=3, scale=True, weights='sparcl'); "
+        "sparse_hclust(X, wbound=3, scale=True)",
+    ),
+    "dpmeans": (
+        "from sparseclust import dpmeans; from sparseclust.datasets import load_wine\n"
+        "X = load_wine().drop(columns='class')",
+        "dpmeans(X, k=3, scale=True, rng=1)",
+    ),
+    "covariate_clustering": (
+        "from sparseclust import covariate_clustering\n"
+        "from sparseclust.simulate import covariate_sim\nsim = covariate_sim(20, m=4, rng=0)",
+        "covariate_clustering(sim.data, y=sim.labels, similarity=sim.sigma, sigma=0.1)",
+    ),
+}
+
+
+@pytest.mark.parametrize("method", sorted(FIRST_CALLS))
+def test_first_call_imports_nothing(method):
+    setup, call = FIRST_CALLS[method]
+    code = (
+        f"import sys, warnings\nwarnings.simplefilter('ignore')\n{setup}\n"
+        f"before = set(sys.modules)\n{call}\nprint(sorted(set(sys.modules) - before))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().splitlines()[-1] == "[]", out.stdout
+
+
+def test_public_names_load_on_first_use():
+    """``import sparseclust`` loads no method; a method's name loads its own modules
+    (sparse k-means not the hierarchical clustering's scipy.spatial, CRAFT not the
+    covariate clustering's scipy.optimize); every public name and module resolves."""
+    code = (
+        "import sys, sparseclust\n"
+        "methods = ('_craft', '_sparse', '_covariate', '_dpmeans')\n"
+        "loaded = lambda: sorted({m.split('.')[1] for m in sys.modules\n"
+        "    if m.count('.') == 2 and m.split('.')[:2] in [['sparseclust', f] for f in methods]})\n"
+        "print(loaded())\n"
+        "from sparseclust import sparse_kmeans\n"
+        "print(loaded(), 'scipy.spatial' in sys.modules, 'scipy.optimize' in sys.modules)\n"
+        "from sparseclust import craft\n"
+        "print('scipy.optimize' in sys.modules)\n"
+        "print(all(getattr(sparseclust, n) is not None for n in sparseclust.__all__))\n"
+        "print(sparseclust.datasets.load_wine().shape, set(sparseclust.__all__) <= set(dir(sparseclust)))\n"
+        "print(sparseclust.sparse_kmeans_permute is sparseclust.kmeans_sparse_permute)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == [
+        "[]",
+        "['_sparse'] False False",
+        "False",
+        "True",
+        "(178, 14) True",
+        "True",
+    ]
+    import sparseclust
+
+    with pytest.raises(AttributeError, match="no attribute 'sparse_kmean'"):
+        sparseclust.sparse_kmean  # noqa: B018
+    # every public name is either loaded on first use or defined at import
+    eager = {n for n in sparseclust.__all__ if n not in sparseclust._LAZY}
+    assert eager == {"__version__"} | {n for n in eager if n.endswith(("Warning", "Error"))}
+    assert set(sparseclust._LAZY) <= set(sparseclust.__all__)
+
+
+def test_unknown_keyword_names_other_methods_in_a_fresh_process():
+    """The message lists the other public functions taking the keyword, though none of
+    them was imported before the mistaken call (they load for the message)."""
+    code = (
+        "from sparseclust import sparse_kmeans\n"
+        "try:\n    sparse_kmeans([[0.0, 1.0]] * 4, k=2, wbounds=[2])\n"
+        "except TypeError as e:\n    print(e)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert "kmeans_sparse_permute" in out.stdout and "hclust_sparse_permute" in out.stdout

@@ -3,10 +3,13 @@ sdist the sources of the build; one version; the import stays light."""
 
 from __future__ import annotations
 
+import ast
+import re
 import subprocess
 import sys
 import sysconfig
 import tarfile
+import tomllib
 import zipfile
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -198,3 +201,36 @@ def test_sdist_holds_the_build_sources(tmp_path):
     missing = sorted(set(needed) - names)
     assert not missing, f"not in the sdist: {missing}"
     assert "PKG-INFO" in names
+
+
+#: The import name of each dependency that ``pip install .`` installs, where it differs.
+_IMPORT_NAMES = {"scikit-learn": "sklearn"}
+#: Libraries the package imports only inside the functions that need them, with a
+#: message naming the install when missing: the extras' (a Dask frame given, a Dask
+#: scheduler running) and pyarrow (the command line reading Parquet).
+_OPTIONAL = {"dask", "distributed", "pyarrow"}
+
+
+def test_every_import_is_installed_by_pip_install():
+    """CI installs ``.[test]`` once (the README's test command): this checks what that
+    cannot, that ``pip install .`` alone installs every library the package imports
+    (``[project] dependencies``), the extras' libraries imported only inside functions."""
+    meta = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    names = {re.split(r"[<>=!~\[; ]", d, maxsplit=1)[0].lower() for d in meta}
+    installed = {_IMPORT_NAMES.get(n, n) for n in names}
+    top_level, anywhere = set(), set()
+    for path in PKG.rglob("*.py"):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                found = {a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                found = {node.module.split(".")[0]}
+            else:
+                continue
+            anywhere |= found
+            if node in tree.body:
+                top_level |= found
+    third_party = {m for m in anywhere if m not in sys.stdlib_module_names} - {"sparseclust"}
+    assert third_party - installed == _OPTIONAL, third_party - installed
+    assert not (top_level & _OPTIONAL), top_level & _OPTIONAL

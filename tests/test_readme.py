@@ -20,20 +20,36 @@ CHOOSING_K = (ROOT / "docs" / "guide" / "choosing-k.md").read_text()
 DASK = (ROOT / "docs" / "guide" / "dask.md").read_text()
 
 
+def _readme_commands() -> list[str]:
+    return re.search(r"```bash\n(.*?)```", README, re.S).group(1).strip().splitlines()
+
+
 def test_ci_runs_the_readme_test_command():
-    first_block = re.search(r"```bash\n(.*?)```", README, re.S).group(1).strip().splitlines()
-    assert len(first_block) == 2
-    assert first_block[0].startswith("pip install . && python -m sparseclust ")
+    first, test = _readme_commands()
+    assert first.startswith("pip install . && python -m sparseclust ")
+    assert test.startswith('pip install ".[test]" && ')  # installs what `pip install .` does
     ci = (ROOT / ".ci" / "run").read_text().splitlines()
-    # both README commands, as written, inside a fresh venv that CI makes itself
-    assert any(line.startswith(first_block[0]) for line in ci)
-    assert first_block[1] in ci
+    assert test in ci  # as written, inside a fresh venv that CI makes itself
     venv = next(i for i, line in enumerate(ci) if "-m venv" in line)
     activate = next(
         i for i, line in enumerate(ci) if line.startswith("source ") and "activate" in line
     )
     assert venv < activate < min(i for i, line in enumerate(ci) if line.startswith("pip install"))
     assert "--system-site-packages" not in "\n".join(ci)
+
+
+def test_readme_quick_start_command():
+    """The README's first command after its install: the command line, in a new process,
+    prints the fit, its summary and the agreement with the known classes."""
+    first, _ = _readme_commands()
+    args = first.split(" && ", 1)[1].split()
+    assert args[:3] == ["python", "-m", "sparseclust"]
+    out = subprocess.run(
+        [sys.executable, *args[1:]], capture_output=True, text=True, cwd=ROOT, timeout=600
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("CRAFT (m=0.5, ") and "with 3 clusters on 178 obs" in out.stdout
+    assert "Call:" in out.stdout and "Agreement of the clusters with 'class'" in out.stdout
 
 
 def test_python_example_runs_and_prints_what_readme_shows(capsys):

@@ -81,6 +81,10 @@ from typing import Any
 
 import numpy as np
 from scipy import sparse
+from scipy.linalg import cholesky, eigh, get_blas_funcs, solve_triangular
+from scipy.optimize import minimize
+from scipy.sparse.csgraph import connected_components
+from scipy.sparse.linalg import splu
 
 from .._engine.parallel import progress_bar
 from .._engine.threads import single_blas_thread
@@ -668,7 +672,6 @@ def labels_from_edges(d: int, edges: np.ndarray, keep: np.ndarray | None = None)
     e = np.asarray(edges).reshape(-1, 2)
     if keep is not None:
         e = e[np.asarray(keep, dtype=bool)]
-    from scipy.sparse.csgraph import connected_components  # here: a slow import
 
     g = sparse.coo_array((np.ones(e.shape[0]), (e[:, 0], e[:, 1])), shape=(d, d))
     _, lab = connected_components(g, directed=False)
@@ -774,7 +777,6 @@ class _Precond:
                 self._X1[:, :d] = prob.X
                 self._X1[:, d] = 1.0
             X1 = self._X1
-            from scipy.linalg import get_blas_funcs
 
             (syrk,) = get_blas_funcs(("syrk",), (X1,))
             H = np.empty((d + 1, c, d + 1, c), dtype=self.dtype)
@@ -864,8 +866,6 @@ class _Precond:
         then Rayleigh-Ritz; the full eigendecomposition when ``r`` is most of ``n``."""
         n = G.shape[0]
         if 2 * r >= n:
-            from scipy.linalg import eigh
-
             e, U = eigh(G, subset_by_index=(n - r, n - 1), driver="evr", check_finite=False)
             return np.maximum(e, 0.0), U
         Q = self._U.get(k)
@@ -910,7 +910,6 @@ class _Precond:
             jitter = 1e-3 * max(float(diag[-c:].mean()), 1e-12)
             diag[-c:] += jitter
             diag += (1e-6 if self.single else 1e-12) * max(float(diag.mean()), 1.0)
-            from scipy.linalg import cholesky, solve_triangular
 
             if self.single:
                 try:
@@ -962,8 +961,6 @@ class _Precond:
         dense factor two triangular solves in its precision; LAPACK's ``potrs`` was
         3x slower here)."""
         if self.dense and self.Linv is None:
-            from scipy.linalg import solve_triangular
-
             L = self.L
             v = solve_triangular(L, g.astype(L.dtype), lower=True, check_finite=False)
             v = solve_triangular(L, v, lower=True, trans="T", check_finite=False)
@@ -977,7 +974,6 @@ class _Precond:
             return v / self.sq
         if self.Linv is not None:
             return self.Linv.T @ v
-        from scipy.linalg import solve_triangular
 
         v = v.astype(self.L.dtype)
         return solve_triangular(self.L, v, lower=True, trans="T", check_finite=False).astype(
@@ -996,7 +992,6 @@ class _Precond:
             return gx / self.sq
         if self.Linv is not None:
             return self.Linv @ gx
-        from scipy.linalg import solve_triangular
 
         gx = gx.astype(self.L.dtype)
         return solve_triangular(self.L, gx, lower=True, check_finite=False).astype(np.float64)
@@ -1020,8 +1015,6 @@ def _jittered_cholesky(H: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     Lipschitz bound of ``_lbfgs`` is read off it); a definite ``H`` is factored as it
     is.
     """
-    from scipy.linalg import cholesky
-
     try:
         return cholesky(H, lower=True, check_finite=False), H
     except np.linalg.LinAlgError:
@@ -1058,8 +1051,6 @@ def _lbfgs(
     Returns ``x``, the iterations and the 2-norm of the gradient in ``x`` at the
     returned point.
     """
-    from scipy.optimize import minimize  # here: scipy.optimize is slow to import
-
     nit = [0]
 
     def fg(v: np.ndarray) -> tuple[float, np.ndarray]:
@@ -1875,8 +1866,6 @@ def _fused_flows(
     the passes' decrease also rejected feasible certificates, so none). Returns the flows of the best pass (``l_inside x c``) and
     its largest ratio (inf if none was kept).
     """
-    from scipy.sparse.linalg import splu  # here: a slow import
-
     e = prob.edges[inside]
     capf = caps[inside]
     c, d = prob.c, prob.d

@@ -45,6 +45,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from scipy import sparse
+from scipy.optimize import minimize
+from scipy.sparse.csgraph import connected_components, minimum_spanning_tree
+from scipy.sparse.linalg import splu
 
 from .._data.params import as_rng, check_choice, check_int, check_number, user_stacklevel
 from .._engine.threads import _controller, single_blas_thread
@@ -284,8 +287,6 @@ def fit_map(
     >>> bool(np.allclose(B.sum(axis=0), 0, atol=1e-6))
     True
     """
-    from scipy.optimize import minimize  # here: scipy.optimize is slow to import
-
     Z, c, yy = _classified("Z", Z, y, n_classes)
     n, k = Z.shape
     sigma = check_number("sigma", sigma, min=0, min_inclusive=False)
@@ -711,7 +712,6 @@ def _edges(P: np.ndarray, weights: Any, k: int, phi: float, min_weight: float = 
             if weights == "knn_mst":
                 # an MST is unchanged by adding a constant to every edge length, which
                 # keeps zero distances (duplicate points) as edges
-                from scipy.sparse.csgraph import minimum_spanning_tree  # a slow import
 
                 T = minimum_spanning_tree(D2 + 1.0 - np.eye(d)).tocoo()
                 key = np.union1d(key, np.minimum(T.row, T.col) * d + np.maximum(T.row, T.col))
@@ -784,7 +784,6 @@ class _AMA:
         vals = np.concatenate([np.ones(m), -np.ones(m)])
         self.A = sparse.csr_matrix((vals, (rows, cols)), shape=(m, d))
         self.At = self.A.T.tocsr()
-        from scipy.sparse.csgraph import connected_components  # here: a slow import
 
         self.ncomp, self.comp = connected_components(
             sparse.csr_matrix((np.ones(m), (i, j)), shape=(d, d)), directed=False
@@ -824,8 +823,6 @@ class _AMA:
             if idx.size <= 2000:
                 Phi[idx[1:]] = np.linalg.solve(sub.toarray(), R)
             else:
-                from scipy.sparse.linalg import splu
-
                 Phi[idx[1:]] = splu(sub.tocsc()).solve(np.ascontiguousarray(R))
         diff = Phi[self.i] - Phi[self.j]
         hi = float(np.sqrt(np.max(np.einsum("ij,ij->i", diff, diff))))
@@ -924,7 +921,6 @@ class _AMA:
         graph = sparse.csr_matrix(
             (np.ones(m), (self.i[inside], self.j[inside])), shape=(self.d, self.d)
         )
-        from scipy.sparse.csgraph import connected_components
 
         labels = _canonical(connected_components(graph, directed=False)[1])
         self._last = (inside, labels)

@@ -15,7 +15,6 @@ import threading
 import weakref
 from dataclasses import dataclass, fields, replace
 from functools import lru_cache
-from importlib import import_module
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -23,6 +22,18 @@ from scipy import sparse
 
 from .._engine.blocks import BLOCK_ROWS, LocalBlocks, block_bounds, call_on_row
 from .._engine.threads import single_blas_thread
+from . import fit_jit, loop_jit, nll_jit, seed_jit
+from .costs_jit import (
+    add_counts,
+    add_rows,
+    centres,
+    cost_table,
+    count_all,
+    level_sums,
+    row_costs,
+    row_min,
+)
+from .costs_jit import feature_sums as _feature_sums
 
 __all__ = [
     "Blocked",
@@ -359,9 +370,9 @@ def feature_sums(data: CraftData, A: np.ndarray) -> np.ndarray:
     K, Q = A.shape[0], data.Q
     if Q == 0:
         return np.zeros((K, 0))
-    from .costs_jit import feature_sums as sums
-
-    return sums(np.ascontiguousarray(A, dtype=np.float64), data.offsets, data.L, np.empty((K, Q)))
+    return _feature_sums(
+        np.ascontiguousarray(A, dtype=np.float64), data.offsets, data.L, np.empty((K, Q))
+    )
 
 
 # ---------------------------------------------------------------- pieces of rows
@@ -494,7 +505,6 @@ def _level_sums(codes, offsets, table, a: int, b: int) -> np.ndarray:
     feature in feature order (the rounding of the one-hot product ``onehot @ A.T``
     this replaces: each row's observed levels added in column order), in this
     thread's buffers; compiled (:func:`~sparseclust._craft.costs_jit.level_sums`)."""
-    from .costs_jit import level_sums
 
     out = _scratch("level_sums", (b - a, table.shape[1]))
     return level_sums(codes.T, offsets, table, a, b, out)
@@ -528,8 +538,6 @@ def _cost_pieces(data: CraftData, st: State, F_delta: float, sigma_override: flo
     dist = _DISTINCT.get(data) if Q else None
     F_v = F_delta * st.v.sum(axis=1)
     if Q:  # _level_table of (log_eta0 - log_eta) * v, compiled
-        from .costs_jit import add_rows, cost_table
-
         table = np.empty((data.level_q.size + Q, 4 if K == 3 else K))
         cost_table(data.log_eta0, st.log_eta, st.v, P, data.offsets, data.L, table)
         if dist is not None:  # categorical terms + g0 of each distinct row
@@ -627,7 +635,6 @@ def _pick(D: np.ndarray, j: np.ndarray, out: np.ndarray) -> np.ndarray:
 def _row_min(D: np.ndarray, idx: np.ndarray, dmin: np.ndarray) -> None:
     """``idx = D.argmin(axis=1)`` (the first of equal minima, numpy's rule for NaN) and
     ``dmin = D[i, idx]``, compiled (:func:`~sparseclust._craft.costs_jit.row_min`)."""
-    from .costs_jit import row_min
 
     row_min(D, idx, dmin)
 
@@ -691,7 +698,6 @@ def level_counts(
     their new one. Counts are integers, so either way gives the same numbers
     (compiled: :func:`~sparseclust._craft.costs_jit.add_counts`).
     """
-    from .costs_jit import add_counts, count_all
 
     slots = data.level_q.size + data.Q
     n = labels.size
@@ -795,8 +801,6 @@ def state_from_stats(
     K2 = keep.size
     P = data.P
     if P:  # compiled: the same operations element by element
-        from .costs_jit import centres
-
         zeta, sigma = centres(
             *(np.ascontiguousarray(stats[key]) for key in ("s1", "s2", "cnt")),
             nk_all,
@@ -1144,7 +1148,7 @@ def _k_final_compiled(
         cur = (st.zeta, st.sigma, st.log_eta, st.counts, st.v)
         dat = _block_inputs(block)
         fp = (np.inf, F_delta, 0.0, 0.0, 0.0, so)
-        D = _kernels("fit_jit").final_costs(cur, st.K, dat, fp, block.M is not None)
+        D = fit_jit.final_costs(cur, st.K, dat, fp, block.M is not None)
         own = _pick(D, labels, np.empty(block.n))
         if top:
             out["top"] = float(D.min(axis=1).max())
@@ -1163,7 +1167,6 @@ def _costs_to(sub: CraftData, one: State, F_delta: float, rows: np.ndarray, so: 
     data in one compiled call (the same additions), without taking the rows."""
     if sub.P or sub.Q == 0:
         return costs(sub, one, F_delta, rows=rows, sigma_override=so)[:, 0]
-    from .costs_jit import cost_table, row_costs
 
     table = np.empty((sub.level_q.size + sub.Q, 1))
     cost_table(sub.log_eta0, one.log_eta, one.v, 0, sub.offsets, sub.L, table)
@@ -1634,7 +1637,6 @@ def _compiled_passes(
     order, the same draws from ``rng``, hence the same fit bit for bit. ``stops``:
     ``(max_clusters, stop_above, stop_below)``."""
     max_clusters, stop_above, stop_below = stops
-    loop_jit = _kernels("loop_jit")
     GROW, run_passes = loop_jit.GROW, loop_jit.run_passes
     d = B.executor.blocks[0]
     masked = d.M is not None
@@ -1654,7 +1656,7 @@ def _compiled_passes(
     buf = _loop_buffers(d, cap)
     cur, nxt, labels, cost, tot_nk, ints = buf.cur, buf.nxt, buf.labels, buf.cost, buf.nk, buf.ints
     if isinstance(st, _Opening):
-        _kernels("fit_jit").open_at(cur, st.row, st.v, dat)
+        fit_jit.open_at(cur, st.row, st.v, dat)
     else:
         for a, b in zip(cur, (st.zeta, st.sigma, st.log_eta, st.counts, st.v)):
             a[:K] = b
@@ -1694,19 +1696,6 @@ def _compiled_passes(
         bool(ints[4]),
         bool(ints[5]),
     )
-
-
-_KERNEL_MODULES: dict[str, Any] = {}
-
-
-def _kernels(name: str) -> Any:
-    """The compiled module ``name`` of this package (``"loop_jit"``, ...), imported on
-    its first use and kept: an import statement in a function costs microseconds on
-    every call, and the compiled path makes hundreds of fits a call."""
-    module = _KERNEL_MODULES.get(name)
-    if module is None:
-        module = _KERNEL_MODULES[name] = import_module(f".{name}", __package__)
-    return module
 
 
 def _uniforms(buf: _LoopBuffers, rng: np.random.Generator, before: dict, size: int) -> np.ndarray:
@@ -2017,7 +2006,7 @@ def _compiled_seeds(data: Blocked, K, m, F_delta, select_all, sigma_override, rn
     so = -1.0 if sigma_override is None else float(sigma_override)
     fp = (np.inf, float(F_delta), 0.0, 0.0, 0.0, so)
     taken = np.empty(K, dtype=np.int64)
-    got = int(_kernels("seed_jit").seed_rows(dat, cur, V, logu, first, fp, d.M is not None, taken))
+    got = int(seed_jit.seed_rows(dat, cur, V, logu, first, fp, d.M is not None, taken))
     if got < K:  # the numpy code stops after the key of the round that found no row
         rng.bit_generator.state = before
         rng.integers(d.n)
@@ -2159,7 +2148,6 @@ def neg_loglik(data: CraftData, st: State, labels: np.ndarray) -> float:
     """
     total = 0.0
     P = data.P
-    nll_jit = _kernels("nll_jit")
     lab = np.asarray(labels, dtype=np.int64)  # the kernels' label type, converted once
     if P:
         sd = np.where(data.col_sd > 0, data.col_sd, 1.0)

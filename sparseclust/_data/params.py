@@ -727,17 +727,26 @@ KEYWORD_SPELLINGS: Mapping[str, tuple[tuple[str, str], ...]] = MappingProxyType(
     }
 )
 
-#: name -> signature of the public functions (``sparseclust.__all__``), declared by the
-#: package (:func:`declare_public`): the message of an unknown keyword names those that
-#: take it.
+#: name -> signature of the public functions (``sparseclust.__all__``), from the loader
+#: the package declares (:func:`declare_public`): the message of an unknown keyword names
+#: those that take it. Filled on the first such message (the package loads its public
+#: names on first use; listing them all imports every method).
 _PUBLIC: dict[str, inspect.Signature] = {}
+_PUBLIC_LOADERS: list[Callable[[], Iterable[Callable[..., Any]]]] = []
 
 
-def declare_public(functions: Iterable[Callable[..., Any]]) -> None:
-    """Record the package's public functions (their names and signatures), for
-    :func:`unknown_keywords_message`; called once by ``sparseclust/__init__.py``."""
-    for f in functions:
-        _PUBLIC.setdefault(f.__name__, inspect.signature(f))
+def declare_public(functions: Callable[[], Iterable[Callable[..., Any]]]) -> None:
+    """Record how to list the package's public functions (their names and signatures
+    are read on the first :func:`unknown_keywords_message`); called once by
+    ``sparseclust/__init__.py``."""
+    _PUBLIC_LOADERS.append(functions)
+
+
+def _public() -> dict[str, inspect.Signature]:
+    while _PUBLIC_LOADERS:
+        for f in _PUBLIC_LOADERS.pop()():
+            _PUBLIC.setdefault(f.__name__, inspect.signature(f))
+    return _PUBLIC
 
 
 _BY_KEYWORD = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
@@ -777,7 +786,7 @@ def _taken_by(fn: str, keyword: str) -> str:
     first, at most three), as a clause; ``""`` when none does."""
     words = set(fn.split("_"))
     others = sorted(
-        (name for name, other in _PUBLIC.items() if name != fn and keyword in _keywords(other)),
+        (name for name, other in _public().items() if name != fn and keyword in _keywords(other)),
         key=lambda name: (-len(words & set(name.split("_"))), name),
     )[:3]
     return f"{_join(others)} take{'s' if len(others) == 1 else ''} {keyword}=" if others else ""

@@ -13,6 +13,8 @@ from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from functools import lru_cache
 
+from threadpoolctl import ThreadpoolController
+
 __all__ = ["blas_thread_count", "single_blas_thread"]
 
 
@@ -23,9 +25,7 @@ def _controller():
 
 
 @lru_cache(maxsize=1)
-def _controller_at(n_modules: int):
-    from threadpoolctl import ThreadpoolController
-
+def _controller_at(n_modules: int) -> ThreadpoolController:
     return ThreadpoolController()
 
 

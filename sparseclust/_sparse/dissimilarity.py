@@ -43,9 +43,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from scipy.linalg.blas import strmm
+from scipy.spatial import distance
 
 from .._data.stages import repair_sd
 from .._engine.threads import blas_thread_count, single_blas_thread
+from .dissimilarity_jit import rounding_block, rounding_block32
 from .weights import project_weights
 
 __all__ = [
@@ -116,15 +119,6 @@ def prepare_matrix(
     return X
 
 
-def _distance():
-    """:mod:`scipy.spatial.distance`, imported when first needed (it loads
-    ``scipy.spatial``, ``scipy.linalg`` and ``scipy.special``: a fifth of a second that
-    ``import sparseclust`` does not pay)."""
-    import scipy.spatial.distance
-
-    return scipy.spatial.distance
-
-
 def _condensed_starts(n: int) -> np.ndarray:
     """``starts[i]``: condensed index of the pair ``(i, i + 1)`` (R ``dist`` / scipy order)."""
     i = np.arange(n, dtype=np.int64)
@@ -133,7 +127,7 @@ def _condensed_starts(n: int) -> np.ndarray:
 
 def _upper(G: np.ndarray) -> np.ndarray:
     """The strict upper triangle of a square matrix in condensed order (a new array)."""
-    return _distance().squareform(G, checks=False, force="tovector")
+    return distance.squareform(G, checks=False, force="tovector")
 
 
 # ------------------------------------------------------------------ operators on D
@@ -259,14 +253,14 @@ class GramSquared:
     def _uorth_products(self, ut: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         cached = getattr(self, "_ut_cache", None)
         if cached is None or cached[0] is not ut:
-            Ut = _distance().squareform(ut, checks=False, force="tomatrix")
+            Ut = distance.squareform(ut, checks=False, force="tomatrix")
             cached = (ut, Ut @ self.X0, Ut.sum(axis=1))
             self._ut_cache = cached
         return cached[1], cached[2]
 
     def utd(self, u: np.ndarray) -> np.ndarray:
         """``u'D`` (one score per feature) for a condensed ``u``."""
-        U = _distance().squareform(u, checks=False, force="tomatrix")
+        U = distance.squareform(u, checks=False, force="tomatrix")
         out = np.empty(self.p)
         if self.missing:
             U *= self.F
@@ -389,7 +383,7 @@ class PairStream:
             return out
         if not (self.single or self.squared or self.missing):
             # Exact absolute value without missing values: a weighted L1 distance.
-            return _distance().pdist(self.X[:, act] * w[act], "cityblock")
+            return distance.pdist(self.X[:, act] * w[act], "cityblock")
         wa = w[act]
         for k0, k1, T in self.blocks(act):
             out[k0:k1] = T @ wa
@@ -501,8 +495,6 @@ class SparclSquared:
         self, starts: np.ndarray, step: int, W: np.ndarray, Us: np.ndarray, cw: np.ndarray
     ) -> np.ndarray:
         """The blocks of pairs from ``starts``: fills ``cw`` there, returns their ``Us C``."""
-        from .dissimilarity_jit import rounding_block, rounding_block32
-
         fill = rounding_block32 if W.dtype == np.float32 else rounding_block
         k = int(starts[0])
         i = int(np.searchsorted(_condensed_starts(self.n), k, side="right")) - 1
@@ -602,9 +594,7 @@ class SparclSquared:
         ``(e'D)_j = r'Q_j - x_j'E x_j`` (``E`` symmetric, zero diagonal, ``r = E 1``) with
         ``x_j'E x_j = 2 x_j'L x_j``, ``L`` the lower triangle of ``E``: a triangular
         product (BLAS ``strmm``), half the multiplications of ``E X0``."""
-        from scipy.linalg.blas import strmm
-
-        E = _distance().squareform(e.astype(np.float32), checks=False, force="tomatrix")
+        E = distance.squareform(e.astype(np.float32), checks=False, force="tomatrix")
         X0, Q32 = self._single()
         LX = strmm(1.0, E.T, X0, lower=1)  # E.T: the same matrix, column-major
         out = E.sum(axis=1) @ Q32 - 2.0 * np.einsum("ij,ij->j", LX, X0)

@@ -68,6 +68,7 @@ from typing import Any
 import numpy as np
 
 from .._engine.threads import single_blas_thread
+from .hartigan_wong_jit import as136
 
 __all__ = ["HWResult", "HWRunner", "RowScreen", "hartigan_wong"]
 
@@ -604,8 +605,6 @@ class HWRunner:
                 f"number of cluster centres must lie between 1 and nrow(x) - 1 for "
                 f"Hartigan-Wong; got k={k}, n={n}"
             )
-        from .hartigan_wong_jit import as136
-
         if rows is not None:
             xq, x32, rs = np.empty(0), np.empty((0, 0), np.float32), rows[0].args(rows[1])
         else:

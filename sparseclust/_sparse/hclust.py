@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
+from scipy.spatial.distance import squareform
 
 from .._data.params import Choice, Int, as_rng, check_int, rules, user_stacklevel
 from .._data.screen import screens
@@ -43,7 +44,15 @@ from .dissimilarity import (
     prepare_matrix,
 )
 from .permute import PermuteResult, make_permute_result, warn_grid_edge
-from .rules import DATA_RULES, DISSIMILARITY, FLAG, MAX_ROUNDS, PERMUTE_RULES, SEED
+from .rules import (
+    DATA_RULES,
+    DISSIMILARITY,
+    FLAG,
+    MAX_ROUNDS,
+    PERMUTE_RULES,
+    SEED,
+    default_wbound,
+)
 from .tree import cutree, feature_linkage, r_merge, r_order, tree_linkage
 
 __all__ = [
@@ -76,28 +85,6 @@ _FIT_RULES = {
 
 
 # ------------------------------------------------------------------ parameter helpers
-def default_wbound(p: int) -> float:
-    """The default L1 bound: sparcl's ``0.5 sqrt(p)``, repaired for ``p <= 4``.
-
-    sparcl's default is ``<= 1`` for ``p <= 4`` and then fails its own check
-    ("Cannot have wbound <= 1"). There the midpoint ``(1 + sqrt(p)) / 2`` between one
-    feature (bound 1) and no sparsity (bound ``sqrt(p)``) is used instead: 1.21, 1.37
-    and 1.5 for ``p`` = 2, 3, 4. With ``p = 1`` any bound gives the single weight 1;
-    1.5 is returned.
-
-    Examples
-    --------
-    >>> default_wbound(100), default_wbound(4), round(default_wbound(2), 4), default_wbound(1)
-    (5.0, 1.5, 1.2071, 1.5)
-    """
-    half = 0.5 * math.sqrt(p)
-    if half > 1:
-        return half
-    if p <= 1:
-        return 1.5
-    return (1.0 + math.sqrt(p)) / 2.0
-
-
 def _check_wbound(wbound: Any, p: int) -> float:
     if wbound is None:
         return default_wbound(p)
@@ -313,8 +300,6 @@ class SparseHClustResult(ClusterResult):
         >>> u.shape, float(u.iloc[0, 0])
         ((60, 60), 0.0)
         """
-        from scipy.spatial.distance import squareform
-
         return pd.DataFrame(squareform(self.u), index=self.obs_names, columns=self.obs_names)
 
     @property

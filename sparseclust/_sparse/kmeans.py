@@ -28,7 +28,6 @@ from .._engine.blocks import LocalBlocks
 from .._engine.dask import route_backend
 from .._results.base import ClusterResult, labels_series
 from .._results.format import call_string, fmt
-from .hclust import default_wbound
 from .kmeans_core import SparseKMeansFit
 from .kmeans_fit import FitSettings, fit_bounds, refit_bound, run_permutations, warn_fits
 from .lloyd import cluster_means, fetch_rows, one_block, partial_sqdist
@@ -44,6 +43,7 @@ from .rules import (
     SEED,
     WBOUNDS,
     WEIGHTS,
+    default_wbound,
 )
 from .weights import between_ss, project_weights
 
@@ -574,7 +574,7 @@ def _read_blocks(x, data, numeric, categorical, missing, scale, lazy) -> tuple:
 
 
 def _check_wbound(wbound: Any, p: int, name: str = "wbound") -> float:
-    """``wbound`` checked; ``None`` is :func:`~.hclust.default_wbound` (sparcl's
+    """``wbound`` checked; ``None`` is :func:`~.rules.default_wbound` (sparcl's
     ``0.5 sqrt(p)``, the default of the hierarchical method and of the wrappers)."""
     if wbound is None:
         return default_wbound(p)

@@ -42,6 +42,8 @@ from .hartigan_wong import (
     _void_rows,
     _wss,
 )
+from .hartigan_wong_jit import wss_estimate
+from .lloyd_jit import gram_lloyd
 
 __all__ = [
     "kmeans_multi_start",
@@ -652,8 +654,6 @@ def _gram_lloyd(xs: np.ndarray, starts: np.ndarray, max_iter: int) -> tuple[Any,
     only (in full every 10 iterations or when more than half the rows moved); compiled
     (:func:`~.lloyd_jit.gram_lloyd`), one start at a time. The centres (``S, k, p``)
     are made only for the starts that are refined (:class:`_GramCentres`)."""
-    from .lloyd_jit import gram_lloyd
-
     S, k = starts.shape
     n = xs.shape[0]
     with single_blas_thread():
@@ -869,8 +869,6 @@ def _refine(
     with the smallest total within sum of squares) or None, partitions tried)``. After
     the Gram-space phase the runs screen their distances in the rows' space
     (:class:`~.hartigan_wong.RowScreen`; the same decisions)."""
-    from .hartigan_wong_jit import wss_estimate
-
     seen: list[bytes] = []
     best: tuple[float, int, Any, np.ndarray, int, int] | None = None
     refine = HWRunner(x, max_iter=max_iter)  # one set-up of x for the refinements

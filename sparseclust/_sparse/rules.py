@@ -3,6 +3,8 @@ declared once as data with the rule classes of :mod:`sparseclust._data.params`."
 
 from __future__ import annotations
 
+import math
+
 from .._data.params import (
     Choice,
     Columns,
@@ -33,6 +35,7 @@ __all__ = [
     "SPARCL_NITER",
     "WBOUNDS",
     "WEIGHTS",
+    "default_wbound",
 ]
 
 
@@ -106,3 +109,25 @@ PERMUTE_RULES = {
     "progress": Progress(),
     "wbounds": WBOUNDS,
 }
+
+
+def default_wbound(p: int) -> float:
+    """The default L1 bound: sparcl's ``0.5 sqrt(p)``, repaired for ``p <= 4``.
+
+    sparcl's default is ``<= 1`` for ``p <= 4`` and then fails its own check
+    ("Cannot have wbound <= 1"). There the midpoint ``(1 + sqrt(p)) / 2`` between one
+    feature (bound 1) and no sparsity (bound ``sqrt(p)``) is used instead: 1.21, 1.37
+    and 1.5 for ``p`` = 2, 3, 4. With ``p = 1`` any bound gives the single weight 1;
+    1.5 is returned.
+
+    Examples
+    --------
+    >>> default_wbound(100), default_wbound(4), round(default_wbound(2), 4), default_wbound(1)
+    (5.0, 1.5, 1.2071, 1.5)
+    """
+    half = 0.5 * math.sqrt(p)
+    if half > 1:
+        return half
+    if p <= 1:
+        return 1.5
+    return (1.0 + math.sqrt(p)) / 2.0

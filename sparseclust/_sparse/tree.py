@@ -11,6 +11,7 @@ import warnings
 
 import numpy as np
 import pandas as pd
+from scipy.cluster.hierarchy import linkage as scipy_linkage
 
 from .dissimilarity import _upper
 
@@ -24,8 +25,6 @@ def tree_linkage(d: np.ndarray, method: str) -> np.ndarray:
     Lance-Williams update for squared distances to the dissimilarities as given:
     scipy's centroid on ``sqrt(d)``, heights squared back.
     """
-    from scipy.cluster.hierarchy import linkage as scipy_linkage  # loaded when needed
-
     if method == "centroid":
         if d.size and d.min() < 0:
             raise ValueError(
