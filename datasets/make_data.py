@@ -9,10 +9,11 @@ the loaders of ``sparseclust.datasets`` agree with the index ``datasets.csv``.
 
 Usage (from the repository root)::
 
-    python datasets/make_data.py [SOURCE_DIR]
+    python datasets/make_data.py SOURCE_DIR
 
-``SOURCE_DIR`` defaults to ``shared/datasets`` next to the repository, i.e.
-``../shared/datasets`` seen from the repository root.
+``SOURCE_DIR`` is the directory holding the prepared ``<name>.csv.gz`` files (one per
+data set of ``datasets/README.md``); the script reads nothing else outside the
+repository.
 """
 
 from __future__ import annotations
@@ -27,7 +28,6 @@ from pathlib import Path
 import pandas as pd
 
 REPO = Path(__file__).resolve().parents[1]
-DEFAULT_SOURCE = REPO.parent / "shared" / "datasets"
 TARGET = REPO / "sparseclust" / "datasets" / "data"
 
 # Only these files are shipped (all are CC BY 4.0 or CC0); nothing else is copied.
@@ -97,7 +97,7 @@ def check_loaders() -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("source", nargs="?", type=Path, default=DEFAULT_SOURCE)
+    parser.add_argument("source", type=Path, help="directory of the prepared <name>.csv.gz files")
     args = parser.parse_args(argv)
     TARGET.mkdir(parents=True, exist_ok=True)
     errors = []
