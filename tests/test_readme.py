@@ -95,7 +95,11 @@ def test_dask_example_runs_as_a_script(which, tmp_path):
     shutdown warning from the cluster."""
     pytest.importorskip("distributed")
     script = tmp_path / "example.py"
-    script.write_text(_dask_scripts()[which])
+    # the dashboard on a free port: another Dask cluster on the machine (a second test
+    # run) holding 8787 would make distributed warn on stderr
+    code = _dask_scripts()[which]
+    assert code.count("LocalCluster(n_workers=") == 1
+    script.write_text(code.replace("LocalCluster(", 'LocalCluster(dashboard_address=":0", '))
     out = subprocess.run(
         [sys.executable, str(script)],
         capture_output=True,
