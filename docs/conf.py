@@ -76,8 +76,9 @@ def _no_constructor_signature(app, what, name, obj, options, signature, return_a
 def _aliases() -> dict[str, list[str]]:
     """Full name of a public function -> its other public names: a module-level
     ``alias = target`` in a public module whose ``__all__`` lists the alias (e.g.
-    ``sparse_kmeans_permute = kmeans_sparse_permute``). Read from the source, as the
-    version is. The function template gives each alias an entry on its target's page,
+    ``alias = adjusted_nmi``), or in the package, an entry of its names loaded on first
+    use whose attribute is another public name (``_LAZY["sparse_kmeans_permute"] =
+    (module, "kmeans_sparse_permute")``). Read from the source, as the version is. The function template gives each alias an entry on its target's page,
     so a search finds it and ``:func:`` links to it."""
     out: dict[str, list[str]] = {}
     package = HERE.parent / "sparseclust"
@@ -100,6 +101,14 @@ def _aliases() -> dict[str, list[str]]:
                 and node.value.id in public
             ):
                 out.setdefault(f"{module}.{node.value.id}", []).append(node.targets[0].id)
+            if (
+                isinstance(node, ast.Assign)
+                and [getattr(t, "id", None) for t in node.targets] == ["_LAZY"]
+                and isinstance(node.value, ast.Dict)
+            ):
+                for name, (_, target) in ast.literal_eval(node.value).items():
+                    if name != target and {name, target} <= public:
+                        out.setdefault(f"{module}.{target}", []).append(name)
     return out
 
 

@@ -24,6 +24,16 @@ except ImportError:  # pragma: no cover
 GOLDEN = Path(__file__).parent / "golden"
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Python's own Ctrl-C handler, as a process started from a terminal has it: a
+    runner that starts the suite in the background without job control passes SIGINT
+    ignored, and the tests of Ctrl-C would then test nothing."""
+    import signal
+
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--update-golden",
