@@ -82,11 +82,30 @@ def test_every_compiled_module_is_built():
 
 
 @pytest.mark.slow
+def _has_build_requirements() -> bool:
+    """The build system's requirements (``[build-system] requires``) are installed here:
+    the test extras install them."""
+    import importlib.util
+
+    return all(importlib.util.find_spec(m) for m in ("mesonpy", "Cython", "numpy", "scipy"))
+
+
+#: Build in this environment when it has the build's requirements (the test extras):
+#: no isolated build environment to make, half a minute saved per build. ``pip install
+#: .`` (README, CI) builds in an isolated one.
+_NO_ISOLATION = (
+    {"pip": ["--no-build-isolation"], "build": ["--no-isolation"]}
+    if _has_build_requirements()
+    else {"pip": [], "build": []}
+)
+
+
 def test_wheel_contents_and_install(tmp_path):
     """A plain (non-editable) build ships the data sets; an install works outside the repo."""
     wheel_dir = tmp_path / "wheel"
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "-q", "-w", str(wheel_dir)],
+        [sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "-q", "-w", str(wheel_dir)]
+        + _NO_ISOLATION["pip"],
         check=True,
     )
     (wheel,) = wheel_dir.glob("sparseclust-*.whl")
@@ -178,7 +197,8 @@ def test_sdist_holds_the_build_sources(tmp_path):
     """``python -m build --sdist``: the git-tracked sources of the build (meson dist),
     from which a wheel builds."""
     subprocess.run(
-        [sys.executable, "-m", "build", "--sdist", "--outdir", str(tmp_path), str(ROOT)],
+        [sys.executable, "-m", "build", "--sdist", "--outdir", str(tmp_path), str(ROOT)]
+        + _NO_ISOLATION["build"],
         check=True,
         capture_output=True,
     )
