@@ -13,6 +13,7 @@ import tomllib
 import zipfile
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -100,29 +101,35 @@ _NO_ISOLATION = (
 )
 
 
-def test_wheel_contents_and_install(tmp_path):
-    """A plain (non-editable) build ships the data sets; an install works outside the repo."""
-    wheel_dir = tmp_path / "wheel"
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "-q", "-w", str(wheel_dir)]
-        + _NO_ISOLATION["pip"],
-        check=True,
-    )
-    (wheel,) = wheel_dir.glob("sparseclust-*.whl")
-    names = zipfile.ZipFile(wheel).namelist()
-    missing = _source_files("*.py") - set(names)
+def _installed_from_this_checkout() -> bool:
+    """The installed sparseclust is a plain (non-editable) install of this checkout, as
+    CI makes it (README: ``pip install ".[test]"`` from the repository's root)."""
+    import json
+    from importlib.metadata import distribution
+
+    try:
+        text = distribution("sparseclust").read_text("direct_url.json")
+    except PackageNotFoundError:
+        return False
+    url = json.loads(text or "{}")
+    return url.get("url") == ROOT.as_uri() and not url.get("dir_info", {}).get("editable")
+
+
+def _check_wheel_contents(names: set[str], read: Any) -> None:
+    """The files of a wheel (its paths; ``read(path)`` its text): every module, each
+    compiled module, the metadata, the entry point and the data sets."""
+    missing = _source_files("*.py") - names
     assert not missing, f"modules not in the wheel: {sorted(missing)}"
     assert not any("__pycache__" in n or n.endswith((".pyx", ".h", ".build")) for n in names)
     for pyx in _source_files("*.pyx"):  # each compiled module, built for this Python
         stem = pyx.removesuffix(".pyx")
         assert any(n.startswith(stem + ".") and n.endswith((".so", ".pyd")) for n in names), pyx
     meta = next(n for n in names if n.endswith(".dist-info/METADATA"))
-    lines = zipfile.ZipFile(wheel).read(meta).decode().splitlines()
+    lines = read(meta).splitlines()
     assert f"Version: {sparseclust.__version__}" in lines
     assert "License-Expression: BSD-3-Clause" in lines
-    assert (
-        "sparseclust = sparseclust.__main__:main"
-        in zipfile.ZipFile(wheel).read(meta.replace("METADATA", "entry_points.txt")).decode()
+    assert "sparseclust = sparseclust.__main__:main" in read(
+        meta.replace("METADATA", "entry_points.txt")
     )
     data = {Path(n).name for n in names if "/datasets/data/" in n}
     for ds in [
@@ -145,6 +152,70 @@ def test_wheel_contents_and_install(tmp_path):
     assert "sparseclust/__main__.py" in names
     assert not any(n.startswith("tests/") for n in names)
 
+
+#: Imports the package, a compiled module and a data set, and fits: run outside the
+#: repository and at its root.
+_INSTALLED_CODE = (
+    "import numpy as np, sparseclust, sparseclust.datasets as d; "
+    "from sparseclust._sparse import hartigan_wong_jit as h; "
+    "print(sparseclust.__file__); "
+    "print(h.__file__); "
+    "print(d.load_adult().shape); "
+    "x = np.random.default_rng(0).normal(size=(30, 4)); "
+    "print(sparseclust.sparse_kmeans(x, 2, wbound=1.5, rng=0).weights.size)"
+)
+
+
+def _check_install(py: Path | str, site: str, cwd: Path) -> None:
+    """Outside the repository the package and its kernels are the installed copy's;
+    from the repository's root (README: ``python -m sparseclust``, ``python -m pytest``
+    run there after ``pip install .``) the modules are the checkout's, the compiled
+    kernels the installed copy's."""
+    out = subprocess.run([str(py), "-c", _INSTALLED_CODE], capture_output=True, text=True, cwd=cwd)
+    assert out.returncode == 0, out.stderr
+    where, kernels, shape, p = out.stdout.strip().splitlines()
+    assert Path(where).is_relative_to(site), where  # the wheel, not the repo or the outer env
+    assert Path(kernels).is_relative_to(site), kernels
+    assert shape == "(48842, 15)"
+    assert p == "4"
+    out = subprocess.run([str(py), "-c", _INSTALLED_CODE], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    where, kernels, _, p = out.stdout.strip().splitlines()
+    assert Path(where) == PKG / "__init__.py", where
+    assert Path(kernels).is_relative_to(site), kernels
+    assert p == "4"
+
+
+def test_wheel_contents_and_install(tmp_path):
+    """A plain (non-editable) build ships the modules, the compiled kernels and the data
+    sets; an install works outside the repository and from its root.
+
+    Where the running environment holds a plain install of this checkout (CI: the
+    README's ``pip install ".[test]"``), that install is the wheel checked: its files
+    (``RECORD``, less the bytecode pip compiled) are the wheel's, built as every user's
+    is, and the package is not built a second time. Otherwise (an editable install, a
+    copy installed from elsewhere) the wheel is built here and installed in a venv of
+    its own."""
+    if _installed_from_this_checkout():
+        from importlib.metadata import distribution
+
+        dist = distribution("sparseclust")
+        names = {str(f) for f in dist.files or ()}
+        names = {n for n in names if not n.endswith(".pyc")}
+        site = str(dist.locate_file(""))
+        _check_wheel_contents(names, lambda n: Path(dist.locate_file(n)).read_text())
+        _check_install(sys.executable, site, tmp_path)
+        return
+    wheel_dir = tmp_path / "wheel"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "-q", "-w", str(wheel_dir)]
+        + _NO_ISOLATION["pip"],
+        check=True,
+    )
+    (wheel,) = wheel_dir.glob("sparseclust-*.whl")
+    archive = zipfile.ZipFile(wheel)
+    _check_wheel_contents(set(archive.namelist()), lambda n: archive.read(n).decode())
+
     # A venv of its own (no --system-site-packages: that would inherit the *base*
     # interpreter's packages, not this environment's). The running environment's
     # site-packages are added by a .pth file after the venv's own, so the wheel
@@ -165,31 +236,7 @@ def test_wheel_contents_and_install(tmp_path):
         [str(py), "-m", "pip", "install", "--no-deps", "--force-reinstall", "-q", str(wheel)],
         check=True,
     )
-    code = (
-        "import numpy as np, sparseclust, sparseclust.datasets as d; "
-        "from sparseclust._sparse import hartigan_wong_jit as h; "
-        "print(sparseclust.__file__); "
-        "print(h.__file__); "
-        "print(d.load_adult().shape); "
-        "x = np.random.default_rng(0).normal(size=(30, 4)); "
-        "print(sparseclust.sparse_kmeans(x, 2, wbound=1.5, rng=0).weights.size)"
-    )
-    out = subprocess.run([str(py), "-c", code], capture_output=True, text=True, cwd=tmp_path)
-    assert out.returncode == 0, out.stderr
-    where, kernels, shape, p = out.stdout.strip().splitlines()
-    assert Path(where).is_relative_to(venv_site), where  # the wheel, not the repo or the outer env
-    assert Path(kernels).is_relative_to(venv_site), kernels
-    assert shape == "(48842, 15)"
-    assert p == "4"
-    # From the repository's root (README: `python -m sparseclust`, `python -m pytest` run
-    # there after `pip install .`) the modules are the checkout's, the compiled kernels
-    # the installed copy's.
-    out = subprocess.run([str(py), "-c", code], capture_output=True, text=True, cwd=ROOT)
-    assert out.returncode == 0, out.stderr
-    where, kernels, _, p = out.stdout.strip().splitlines()
-    assert Path(where) == PKG / "__init__.py", where
-    assert Path(kernels).is_relative_to(venv_site), kernels
-    assert p == "4"
+    _check_install(py, venv_site, tmp_path)
 
 
 @pytest.mark.slow
