@@ -650,11 +650,13 @@ def screen_columns(
     if var.parsed is not None:
         written = set(types.names) - set(var.parsed.dotted)
     decisions = []
+    plain = set(types.plain)
+    dtypes = dict(zip(var.frame.columns.tolist(), var.frame.dtypes.tolist(), strict=True))
     for info in types.infos:
         c = info.name
         if info.reason != "detected" or c in written:
             continue
-        if c in types.plain and np.dtype(var.frame[c].dtype).kind not in "iu":
+        if c in plain and np.dtype(dtypes[c]).kind not in "iu":
             continue  # plain floats: nothing to screen
         st = stats[c] if stats is not None and c in stats else column_stats(var.frame[c])
         d = decide(c, st, options)
