@@ -57,7 +57,6 @@ from .tree import cutree, feature_linkage, r_merge, r_order, tree_linkage
 
 __all__ = [
     "SparseHClustResult",
-    "default_wbound",
     "hclust_sparse_permute",
     "sparse_hclust",
     "sparse_hclust_permute",
